@@ -1,0 +1,369 @@
+//! Data-access policy: which tables may be read, which columns are protected, and what the
+//! catalog says exists. Built once per guard from the policy; answers questions about one
+//! (folded) table name at a time. Scope tracking lives in [`crate::validate`].
+
+use std::collections::HashMap;
+
+use crate::catalog::{Catalog, CatalogTable};
+use crate::dialect::Dialect;
+use crate::names::{
+    closest, default_schema, fold_unquoted, is_system_catalog, Pattern, PatternPart,
+};
+use crate::policy::{Policy, PolicyError};
+
+/// A protected column rule: `table.column`, `schema.table.column` or `*.column`.
+#[derive(Debug, Clone)]
+struct ColumnRule {
+    /// Table pattern; `None` for `*` (every table).
+    table: Option<Pattern>,
+    /// Folded column name.
+    column: String,
+}
+
+/// A table as resolved against the policy (and the catalog when there is one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedTable {
+    /// Folded name parts as written, or the catalog's `schema.table` when resolved.
+    pub parts: Vec<String>,
+    /// Display name for the verdict.
+    pub display: String,
+    /// Protected (folded) column names of this table; `["*"]` never appears.
+    pub protected: Vec<String>,
+    /// Folded column names, when the catalog knows the table.
+    pub columns: Option<Vec<String>>,
+}
+
+/// Why a table was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableRefusal {
+    /// A system catalog, with catalogs not allowed.
+    SystemCatalog,
+    /// Outside `tables.allow` or inside `tables.deny`; carries a suggestion.
+    NotAllowed(Option<String>),
+    /// The catalog has no such table; carries a suggestion.
+    Unknown(Option<String>),
+}
+
+/// The data-access half of a policy, compiled.
+#[derive(Debug, Clone)]
+pub struct AccessPolicy {
+    dialect: Dialect,
+    allow_system_catalogs: bool,
+    allow: Vec<Pattern>,
+    deny: Vec<Pattern>,
+    columns: Vec<ColumnRule>,
+    catalog: Option<CatalogIndex>,
+}
+
+#[derive(Debug, Clone)]
+struct CatalogIndex {
+    tables: Vec<IndexedTable>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+#[derive(Debug, Clone)]
+struct IndexedTable {
+    /// Folded-for-comparison `[schema?, name]`.
+    parts: Vec<String>,
+    /// Folded-for-comparison column names.
+    columns: Vec<String>,
+}
+
+impl AccessPolicy {
+    /// Compiles the table, column and catalog parts of `policy`.
+    pub fn new(policy: &Policy) -> Result<Self, PolicyError> {
+        let dialect = policy.dialect;
+        let patterns = |field: &str, list: &[String]| {
+            list.iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    Pattern::parse(p, dialect)
+                        .map_err(|m| PolicyError::new(format!("{field}[{i}]"), m))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let allow = patterns("tables.allow", &policy.tables.allow)?;
+        let deny = patterns("tables.deny", &policy.tables.deny)?;
+        let mut columns = Vec::new();
+        for (i, rule) in policy.columns.deny.iter().enumerate() {
+            let field = format!("columns.deny[{i}]");
+            let mut pattern =
+                Pattern::parse(rule, dialect).map_err(|m| PolicyError::new(&field, m))?;
+            if pattern.parts.len() < 2 {
+                return Err(PolicyError::new(
+                    field,
+                    format!("`{rule}` must be `table.column`, `schema.table.column` or `*.column`"),
+                ));
+            }
+            let column = match pattern.parts.pop() {
+                Some(PatternPart::Exact(c)) => c,
+                _ => {
+                    return Err(PolicyError::new(
+                        field,
+                        format!("`{rule}`: the column part must be a name, not `*`"),
+                    ))
+                }
+            };
+            let table = if pattern.parts == [PatternPart::Any] {
+                None
+            } else {
+                Some(pattern)
+            };
+            columns.push(ColumnRule { table, column });
+        }
+        let catalog = policy
+            .catalog
+            .as_ref()
+            .map(|c| CatalogIndex::new(c, dialect));
+        Ok(AccessPolicy {
+            dialect,
+            allow_system_catalogs: policy.allow_system_catalogs,
+            allow,
+            deny,
+            columns,
+            catalog,
+        })
+    }
+
+    /// True when any column is protected.
+    pub fn has_column_rules(&self) -> bool {
+        !self.columns.is_empty()
+    }
+
+    /// True when a catalog was supplied.
+    pub fn has_catalog(&self) -> bool {
+        self.catalog.is_some()
+    }
+
+    /// True when some protected column is called `column` (in any table).
+    pub fn is_protected_anywhere(&self, column: &str) -> bool {
+        self.columns.iter().any(|r| r.column == column)
+    }
+
+    /// Resolves a (folded) table name: system catalog, allow/deny, catalog lookup.
+    pub fn resolve(&self, parts: &[String]) -> Result<ResolvedTable, TableRefusal> {
+        if is_system_catalog(parts, self.dialect) && !self.allow_system_catalogs {
+            return Err(TableRefusal::SystemCatalog);
+        }
+        let (parts, columns) = match &self.catalog {
+            Some(index) if !is_system_catalog(parts, self.dialect) => {
+                match index.find(parts, self.dialect) {
+                    Some(t) => (t.parts.clone(), Some(t.columns.clone())),
+                    None => return Err(TableRefusal::Unknown(self.suggest_table(parts))),
+                }
+            }
+            _ => (parts.to_vec(), None),
+        };
+        if !self.is_allowed(&parts) {
+            return Err(TableRefusal::NotAllowed(self.suggest_table(&parts)));
+        }
+        let protected = self.protected_columns(&parts, columns.as_deref());
+        Ok(ResolvedTable {
+            display: parts.join("."),
+            parts,
+            protected,
+            columns,
+        })
+    }
+
+    fn is_allowed(&self, parts: &[String]) -> bool {
+        let default = default_schema(self.dialect).map(|s| fold_unquoted(s, self.dialect));
+        let allowed = self.allow.is_empty()
+            || self
+                .allow
+                .iter()
+                .any(|p| p.matches(parts, default.as_deref()));
+        allowed && !self.deny.iter().any(|p| matches_conservatively(p, parts))
+    }
+
+    /// Protected columns of a table: every rule whose table part could name it.
+    fn protected_columns(&self, parts: &[String], columns: Option<&[String]>) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .columns
+            .iter()
+            .filter(|r| {
+                r.table
+                    .as_ref()
+                    .is_none_or(|p| matches_conservatively(p, parts))
+            })
+            .map(|r| r.column.clone())
+            // With a catalog, a rule for a column the table does not have protects nothing.
+            .filter(|c| columns.is_none_or(|cols| cols.contains(c)))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The closest table name the policy allows (never a denied one), for a hint.
+    fn suggest_table(&self, parts: &[String]) -> Option<String> {
+        let index = self.catalog.as_ref()?;
+        let wanted = parts.last()?;
+        let allowed: Vec<String> = index
+            .tables
+            .iter()
+            .filter(|t| self.is_allowed(&t.parts))
+            .filter_map(|t| t.parts.last().cloned())
+            .collect();
+        closest(wanted, allowed.iter().map(String::as_str)).map(str::to_string)
+    }
+
+    /// Names of allowed catalog tables (for hints and listings).
+    pub fn allowed_catalog_tables(&self) -> Vec<String> {
+        self.catalog
+            .as_ref()
+            .map(|i| {
+                i.tables
+                    .iter()
+                    .filter(|t| self.is_allowed(&t.parts))
+                    .map(|t| t.parts.join("."))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Deny-side matching: aligned on the right, and a qualifier the name does not spell out is
+/// assumed to match (an unqualified `orders` may be `sales.orders` through the search path).
+fn matches_conservatively(pattern: &Pattern, parts: &[String]) -> bool {
+    pattern
+        .parts
+        .iter()
+        .rev()
+        .zip(parts.iter().rev())
+        .all(|(p, n)| match p {
+            PatternPart::Any => true,
+            PatternPart::Exact(e) => e == n,
+        })
+}
+
+impl CatalogIndex {
+    fn new(catalog: &Catalog, dialect: Dialect) -> Self {
+        let fold = |s: &str| -> String {
+            if dialect.quoted_names_are_exact() {
+                s.to_string()
+            } else {
+                s.to_lowercase()
+            }
+        };
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let tables: Vec<IndexedTable> = catalog
+            .tables
+            .iter()
+            .enumerate()
+            .map(|(i, t): (usize, &CatalogTable)| {
+                by_name.entry(fold(&t.name)).or_default().push(i);
+                let mut parts = Vec::new();
+                if let Some(schema) = &t.schema {
+                    parts.push(fold(schema));
+                }
+                parts.push(fold(&t.name));
+                IndexedTable {
+                    parts,
+                    columns: t.columns.iter().map(|c| fold(&c.name)).collect(),
+                }
+            })
+            .collect();
+        CatalogIndex { tables, by_name }
+    }
+
+    /// Finds `[.., schema?, name]`: a qualified name must match the schema; an unqualified one
+    /// prefers the dialect's default schema, then the only candidate.
+    fn find(&self, parts: &[String], dialect: Dialect) -> Option<&IndexedTable> {
+        let name = parts.last()?;
+        let candidates = self.by_name.get(name)?;
+        let tables = candidates.iter().filter_map(|&i| self.tables.get(i));
+        if parts.len() >= 2 {
+            let schema = &parts[parts.len() - 2];
+            return tables
+                .clone()
+                .find(|t| t.parts.len() == 2 && &t.parts[0] == schema)
+                .or_else(|| {
+                    // Tables given without a schema match any qualification.
+                    tables.clone().find(|t| t.parts.len() == 1)
+                });
+        }
+        let default = default_schema(dialect).map(|s| fold_unquoted(s, dialect));
+        let all: Vec<&IndexedTable> = tables.collect();
+        all.iter()
+            .find(|t| t.parts.len() == 1 || default.as_deref() == Some(t.parts[0].as_str()))
+            .or_else(|| all.first())
+            .copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{ColumnRules, TableRules};
+
+    fn s(parts: &[&str]) -> Vec<String> {
+        parts.iter().map(|p| p.to_string()).collect()
+    }
+
+    fn policy(allow: &[&str], deny: &[&str], cols: &[&str]) -> AccessPolicy {
+        AccessPolicy::new(&Policy {
+            tables: TableRules {
+                allow: allow.iter().map(|s| s.to_string()).collect(),
+                deny: deny.iter().map(|s| s.to_string()).collect(),
+            },
+            columns: ColumnRules {
+                deny: cols.iter().map(|s| s.to_string()).collect(),
+            },
+            ..Policy::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn allow_and_deny() {
+        let p = policy(&["public.*"], &["secrets"], &[]);
+        assert!(p.resolve(&s(&["orders"])).is_ok());
+        assert!(p.resolve(&s(&["public", "orders"])).is_ok());
+        assert!(matches!(
+            p.resolve(&s(&["sales", "orders"])),
+            Err(TableRefusal::NotAllowed(_))
+        ));
+        assert!(matches!(
+            p.resolve(&s(&["secrets"])),
+            Err(TableRefusal::NotAllowed(_))
+        ));
+        assert!(matches!(
+            p.resolve(&s(&["public", "secrets"])),
+            Err(TableRefusal::NotAllowed(_))
+        ));
+        assert!(matches!(
+            p.resolve(&s(&["pg_class"])),
+            Err(TableRefusal::SystemCatalog)
+        ));
+    }
+
+    #[test]
+    fn protected_columns() {
+        let p = policy(&[], &[], &["customer.email", "*.ssn", "hr.staff.salary"]);
+        assert_eq!(
+            p.resolve(&s(&["customer"])).unwrap().protected,
+            s(&["email", "ssn"])
+        );
+        assert_eq!(
+            p.resolve(&s(&["staff"])).unwrap().protected,
+            s(&["salary", "ssn"])
+        );
+        assert_eq!(
+            p.resolve(&s(&["other", "staff"])).unwrap().protected,
+            s(&["ssn"])
+        );
+    }
+
+    #[test]
+    fn bad_column_rule_names_the_field() {
+        let e = AccessPolicy::new(&Policy {
+            columns: ColumnRules {
+                deny: vec!["email".into()],
+            },
+            ..Policy::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "columns.deny[0]");
+    }
+}

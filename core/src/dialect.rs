@@ -1,0 +1,163 @@
+//! Supported SQL dialects: the parser each one uses and how it folds unquoted names.
+
+use std::fmt;
+use std::str::FromStr;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sqlparser::dialect as sp;
+
+/// A SQL dialect sqlgate parses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// PostgreSQL (the default).
+    #[default]
+    Postgres,
+    /// MySQL / MariaDB.
+    Mysql,
+    /// SQLite.
+    Sqlite,
+    /// Microsoft SQL Server (T-SQL).
+    Mssql,
+    /// DuckDB.
+    Duckdb,
+    /// Snowflake.
+    Snowflake,
+    /// Google BigQuery.
+    Bigquery,
+    /// Amazon Redshift.
+    Redshift,
+    /// ClickHouse.
+    Clickhouse,
+    /// Databricks / Spark SQL.
+    Databricks,
+    /// Apache Hive.
+    Hive,
+    /// ANSI SQL.
+    Ansi,
+    /// sqlparser's permissive generic dialect.
+    Generic,
+}
+
+/// How a dialect folds unquoted identifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Folding {
+    /// Unquoted names fold to lower case.
+    Lower,
+    /// Unquoted names fold to upper case (Snowflake).
+    Upper,
+}
+
+impl Dialect {
+    /// Every dialect, in documentation order.
+    pub const ALL: [Dialect; 13] = [
+        Dialect::Postgres,
+        Dialect::Mysql,
+        Dialect::Sqlite,
+        Dialect::Mssql,
+        Dialect::Duckdb,
+        Dialect::Snowflake,
+        Dialect::Bigquery,
+        Dialect::Redshift,
+        Dialect::Clickhouse,
+        Dialect::Databricks,
+        Dialect::Hive,
+        Dialect::Ansi,
+        Dialect::Generic,
+    ];
+
+    /// The stable lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Postgres => "postgres",
+            Dialect::Mysql => "mysql",
+            Dialect::Sqlite => "sqlite",
+            Dialect::Mssql => "mssql",
+            Dialect::Duckdb => "duckdb",
+            Dialect::Snowflake => "snowflake",
+            Dialect::Bigquery => "bigquery",
+            Dialect::Redshift => "redshift",
+            Dialect::Clickhouse => "clickhouse",
+            Dialect::Databricks => "databricks",
+            Dialect::Hive => "hive",
+            Dialect::Ansi => "ansi",
+            Dialect::Generic => "generic",
+        }
+    }
+
+    /// The sqlparser dialect used to tokenize and parse.
+    pub(crate) fn parser_dialect(self) -> Box<dyn sp::Dialect> {
+        match self {
+            Dialect::Postgres => Box::new(sp::PostgreSqlDialect {}),
+            Dialect::Mysql => Box::new(sp::MySqlDialect {}),
+            Dialect::Sqlite => Box::new(sp::SQLiteDialect {}),
+            Dialect::Mssql => Box::new(sp::MsSqlDialect {}),
+            Dialect::Duckdb => Box::new(sp::DuckDbDialect {}),
+            Dialect::Snowflake => Box::new(sp::SnowflakeDialect {}),
+            Dialect::Bigquery => Box::new(sp::BigQueryDialect {}),
+            Dialect::Redshift => Box::new(sp::RedshiftSqlDialect {}),
+            Dialect::Clickhouse => Box::new(sp::ClickHouseDialect {}),
+            Dialect::Databricks => Box::new(sp::DatabricksDialect {}),
+            Dialect::Hive => Box::new(sp::HiveDialect {}),
+            Dialect::Ansi => Box::new(sp::AnsiDialect {}),
+            Dialect::Generic => Box::new(sp::GenericDialect {}),
+        }
+    }
+
+    /// How unquoted identifiers fold.
+    pub fn folding(self) -> Folding {
+        match self {
+            Dialect::Snowflake => Folding::Upper,
+            _ => Folding::Lower,
+        }
+    }
+
+    /// True when the engine matches names case-sensitively once quoted (PostgreSQL, Redshift,
+    /// Snowflake). Elsewhere (SQLite, MySQL, DuckDB, SQL Server, ...) names compare
+    /// case-insensitively even when quoted, so the guard does too: a deny rule on `customer`
+    /// also covers `"Customer"`.
+    pub fn quoted_names_are_exact(self) -> bool {
+        matches!(
+            self,
+            Dialect::Postgres | Dialect::Redshift | Dialect::Snowflake
+        )
+    }
+
+    /// True when the dialect ships an allowlist of side-effect-free functions
+    /// (others start from a denylist of known-dangerous ones).
+    pub fn has_function_allowlist(self) -> bool {
+        matches!(self, Dialect::Postgres | Dialect::Sqlite)
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Dialect {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        let alias = match lower.as_str() {
+            "postgresql" | "pg" => "postgres",
+            "sqlserver" | "tsql" => "mssql",
+            "spark" => "databricks",
+            other => other,
+        };
+        Dialect::ALL
+            .iter()
+            .copied()
+            .find(|d| d.as_str() == alias)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
+                format!(
+                    "unknown dialect `{s}`; expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}

@@ -1,0 +1,227 @@
+//! Refusal reasons: stable error codes, pipeline stages and the structured error every layer maps.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Stable, snake_case reason for a refusal. New codes may be added; none changes meaning.
+///
+/// | code | stage | meaning |
+/// |---|---|---|
+/// | `empty` | precheck | no statement: empty, whitespace or comments only |
+/// | `too_large` | precheck | input longer than `max_sql_bytes` (not parsed) |
+/// | `too_deep` | parse | nesting deeper than `max_depth` |
+/// | `invalid_character` | precheck | NUL, or an invisible / bidirectional control character outside a string literal |
+/// | `parse_error` | parse | the dialect's parser does not accept the text |
+/// | `multiple_statements` | validate | more than one statement |
+/// | `statement_not_allowed` | validate | not a read-only query (DML, DDL, session, admin, EXPLAIN when not allowed) |
+/// | `data_modifying_cte` | validate | INSERT / UPDATE / DELETE / MERGE nested inside a query |
+/// | `select_into` | validate | `SELECT ... INTO` (table, OUTFILE, DUMPFILE, variable, `#temp`) |
+/// | `locking_clause` | validate | `FOR UPDATE / SHARE`, `LOCK IN SHARE MODE`, lock table hints |
+/// | `explain_analyze` | validate | `EXPLAIN ANALYZE` (it executes the statement) |
+/// | `function_not_allowed` | validate | a function outside the dialect's allowlist or in the denylist |
+/// | `table_not_allowed` | validate | a table outside `tables.allow` or in `tables.deny`, or a file path used as a table |
+/// | `system_catalog` | validate | a system catalog (`pg_catalog`, `information_schema`, `sqlite_master`, ...) |
+/// | `column_not_allowed` | validate | a column listed in `columns.deny` |
+/// | `star_on_restricted_table` | validate | `*` over a table with protected columns, without a catalog to expand it |
+/// | `unknown_table` | validate | with a catalog: a table the catalog does not have |
+/// | `unknown_column` | validate | with a catalog: a column the table does not have |
+/// | `limit_not_literal` | rewrite | a LIMIT / FETCH / TOP that is not an integer literal, or WITH TIES / PERCENT |
+/// | `unsupported_syntax` | validate | a construct the validator does not model (refused, fail closed) |
+/// | `internal_roundtrip` | rewrite | regenerated SQL did not re-check to the same verdict |
+/// | `bad_request` | precheck | a front end received a malformed request (e.g. a bad JSON line) |
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// No statement in the input.
+    Empty,
+    /// Input over `max_sql_bytes`.
+    TooLarge,
+    /// Nesting over `max_depth`.
+    TooDeep,
+    /// A forbidden character outside string literals.
+    InvalidCharacter,
+    /// The parser rejected the text.
+    ParseError,
+    /// More than one statement.
+    MultipleStatements,
+    /// The statement is not a read-only query.
+    StatementNotAllowed,
+    /// A data-modifying statement nested in a query.
+    DataModifyingCte,
+    /// `SELECT ... INTO`.
+    SelectInto,
+    /// A row-locking clause or lock hint.
+    LockingClause,
+    /// `EXPLAIN ANALYZE`.
+    ExplainAnalyze,
+    /// A function that is not allowed.
+    FunctionNotAllowed,
+    /// A table that is not allowed.
+    TableNotAllowed,
+    /// A system catalog.
+    SystemCatalog,
+    /// A protected column.
+    ColumnNotAllowed,
+    /// `*` over a table with protected columns (no catalog).
+    StarOnRestrictedTable,
+    /// A table the catalog does not know.
+    UnknownTable,
+    /// A column the catalog does not know.
+    UnknownColumn,
+    /// A row limit that is not an integer literal.
+    LimitNotLiteral,
+    /// A construct the validator does not model.
+    UnsupportedSyntax,
+    /// The regenerated SQL did not re-check identically.
+    InternalRoundtrip,
+    /// A malformed request to a front end.
+    BadRequest,
+}
+
+impl ErrorCode {
+    /// Every code, in documentation order.
+    pub const ALL: [ErrorCode; 22] = [
+        ErrorCode::Empty,
+        ErrorCode::TooLarge,
+        ErrorCode::TooDeep,
+        ErrorCode::InvalidCharacter,
+        ErrorCode::ParseError,
+        ErrorCode::MultipleStatements,
+        ErrorCode::StatementNotAllowed,
+        ErrorCode::DataModifyingCte,
+        ErrorCode::SelectInto,
+        ErrorCode::LockingClause,
+        ErrorCode::ExplainAnalyze,
+        ErrorCode::FunctionNotAllowed,
+        ErrorCode::TableNotAllowed,
+        ErrorCode::SystemCatalog,
+        ErrorCode::ColumnNotAllowed,
+        ErrorCode::StarOnRestrictedTable,
+        ErrorCode::UnknownTable,
+        ErrorCode::UnknownColumn,
+        ErrorCode::LimitNotLiteral,
+        ErrorCode::UnsupportedSyntax,
+        ErrorCode::InternalRoundtrip,
+        ErrorCode::BadRequest,
+    ];
+
+    /// The stable snake_case string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Empty => "empty",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::TooDeep => "too_deep",
+            ErrorCode::InvalidCharacter => "invalid_character",
+            ErrorCode::ParseError => "parse_error",
+            ErrorCode::MultipleStatements => "multiple_statements",
+            ErrorCode::StatementNotAllowed => "statement_not_allowed",
+            ErrorCode::DataModifyingCte => "data_modifying_cte",
+            ErrorCode::SelectInto => "select_into",
+            ErrorCode::LockingClause => "locking_clause",
+            ErrorCode::ExplainAnalyze => "explain_analyze",
+            ErrorCode::FunctionNotAllowed => "function_not_allowed",
+            ErrorCode::TableNotAllowed => "table_not_allowed",
+            ErrorCode::SystemCatalog => "system_catalog",
+            ErrorCode::ColumnNotAllowed => "column_not_allowed",
+            ErrorCode::StarOnRestrictedTable => "star_on_restricted_table",
+            ErrorCode::UnknownTable => "unknown_table",
+            ErrorCode::UnknownColumn => "unknown_column",
+            ErrorCode::LimitNotLiteral => "limit_not_literal",
+            ErrorCode::UnsupportedSyntax => "unsupported_syntax",
+            ErrorCode::InternalRoundtrip => "internal_roundtrip",
+            ErrorCode::BadRequest => "bad_request",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The pipeline stage that refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Checks on the raw text.
+    Precheck,
+    /// Parsing.
+    Parse,
+    /// Classification.
+    Classify,
+    /// Policy validation.
+    Validate,
+    /// Row cap and regeneration.
+    Rewrite,
+}
+
+impl Stage {
+    /// The stable snake_case string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Precheck => "precheck",
+            Stage::Parse => "parse",
+            Stage::Classify => "classify",
+            Stage::Validate => "validate",
+            Stage::Rewrite => "rewrite",
+        }
+    }
+}
+
+/// 1-based position in the submitted text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Location {
+    /// Line, from 1.
+    pub line: u64,
+    /// Column (in characters), from 1.
+    pub column: u64,
+}
+
+/// A structured refusal reason, the same in every layer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct GuardError {
+    /// Stable reason code.
+    pub code: ErrorCode,
+    /// Pipeline stage that refused.
+    pub stage: Stage,
+    /// Human-readable explanation.
+    pub message: String,
+    /// True only when the same SQL may pass later unchanged (never for a policy refusal).
+    pub retryable: bool,
+    /// How to fix the SQL in one turn.
+    pub hint: Option<String>,
+    /// Where in the input, when known.
+    pub location: Option<Location>,
+}
+
+impl GuardError {
+    /// A non-retryable error with no hint or location.
+    pub fn new(code: ErrorCode, stage: Stage, message: impl Into<String>) -> Self {
+        GuardError {
+            code,
+            stage,
+            message: message.into(),
+            retryable: false,
+            hint: None,
+            location: None,
+        }
+    }
+
+    /// Adds a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Adds a location when one is known.
+    pub fn at(mut self, location: Option<Location>) -> Self {
+        if self.location.is_none() {
+            self.location = location;
+        }
+        self
+    }
+}

@@ -1,0 +1,305 @@
+//! The guard: one policy compiled once, checking payloads through the whole pipeline.
+
+use sqlparser::ast::{Statement, UtilityOption};
+
+use crate::access::AccessPolicy;
+use crate::class::{statement_class, QueryClass};
+use crate::dialect::Dialect;
+use crate::error::{ErrorCode, GuardError, Stage};
+use crate::functions::FunctionPolicy;
+use crate::limit;
+use crate::parse::{count_statements, parse_tokens, tokenize};
+use crate::policy::{Policy, PolicyError};
+use crate::precheck::{check_nul, check_size, check_tokens};
+use crate::validate::{analyze, statement_keyword, Context};
+use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
+
+/// Stack kept free for the pipeline of a small query, and extra stack per input byte: deep trees
+/// (long `OR` chains) recurse in printing, visiting and dropping, roughly one level per 2 bytes.
+const BASE_STACK: usize = 256 * 1024;
+const STACK_PER_BYTE: usize = 1024;
+
+/// A compiled policy. Build it once and share it: it is `Send + Sync` and holds no mutable state.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    policy: Policy,
+    functions: FunctionPolicy,
+    access: AccessPolicy,
+}
+
+fn reject(class: QueryClass, count: usize) -> impl FnOnce(GuardError) -> Rejection {
+    move |error| Rejection {
+        query_class: class,
+        statement_count: count,
+        error,
+    }
+}
+
+impl Guard {
+    /// Compiles `policy`; an unusable policy is an error naming the field.
+    pub fn new(policy: Policy) -> Result<Guard, PolicyError> {
+        if policy.max_sql_bytes == 0 {
+            return Err(PolicyError::new("max_sql_bytes", "must be at least 1"));
+        }
+        if policy.max_depth == 0 || policy.max_depth > 4096 {
+            return Err(PolicyError::new("max_depth", "must be between 1 and 4096"));
+        }
+        if policy.max_rows == Some(0) {
+            return Err(PolicyError::new(
+                "max_rows",
+                "must be at least 1, or null for no cap",
+            ));
+        }
+        let functions = FunctionPolicy::new(policy.dialect, &policy.functions)?;
+        let access = AccessPolicy::new(&policy)?;
+        Ok(Guard {
+            policy,
+            functions,
+            access,
+        })
+    }
+
+    /// A guard with the default policy for `dialect`.
+    pub fn for_dialect(dialect: Dialect) -> Guard {
+        Guard {
+            functions: FunctionPolicy::new(dialect, &Default::default())
+                .unwrap_or_else(|_| unreachable_policy()),
+            access: AccessPolicy::new(&Policy::for_dialect(dialect))
+                .unwrap_or_else(|_| unreachable_policy()),
+            policy: Policy::for_dialect(dialect),
+        }
+    }
+
+    /// The policy this guard enforces.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Checks `sql`: `Ok` with the SQL to execute in its place, or the refusal.
+    pub fn check(&self, sql: &str) -> Result<Approved, Rejection> {
+        let first = self.run(sql)?;
+        // Self-check: the regenerated SQL must be a fixed point of the whole pipeline.
+        let roundtrip = |detail: String| Rejection {
+            query_class: first.query_class,
+            statement_count: first.statement_count,
+            error: GuardError::new(
+                ErrorCode::InternalRoundtrip,
+                Stage::Rewrite,
+                format!("the regenerated SQL did not re-check identically: {detail}"),
+            )
+            .with_hint("simplify the query; this construct does not print back faithfully"),
+        };
+        match self.run(&first.sql) {
+            Ok(second)
+                if second.sql == first.sql
+                    && second.query_class == first.query_class
+                    && second.tables == first.tables
+                    && second.functions == first.functions
+                    && second.columns == first.columns
+                    && second.limit.value == first.limit.value =>
+            {
+                Ok(first)
+            }
+            Ok(second) => Err(roundtrip(format!("second pass gave `{}`", second.sql))),
+            Err(e) => Err(roundtrip(format!(
+                "second pass refused with {}",
+                e.error.code
+            ))),
+        }
+    }
+
+    /// The verdict for `sql` in DESIGN's shape; never fails.
+    pub fn verdict(&self, sql: &str) -> Verdict {
+        Verdict::from(self.check(sql))
+    }
+
+    /// One pass of the pipeline, on a stack sized for the input.
+    fn run(&self, sql: &str) -> Result<Approved, Rejection> {
+        check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
+        check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
+        let stack = BASE_STACK + sql.len().saturating_mul(STACK_PER_BYTE);
+        stacker::maybe_grow(stack, stack, || self.run_on_stack(sql))
+    }
+
+    fn run_on_stack(&self, sql: &str) -> Result<Approved, Rejection> {
+        let dialect = self.policy.dialect;
+        let tokens = tokenize(sql, dialect).map_err(reject(QueryClass::Unknown, 0))?;
+        check_tokens(&tokens).map_err(reject(QueryClass::Unknown, 0))?;
+        let (token_count, separator) = count_statements(&tokens);
+        let statements = parse_tokens(tokens, dialect, self.policy.max_depth)
+            .map_err(reject(QueryClass::Unknown, token_count))?;
+        let class = statements
+            .iter()
+            .map(statement_class)
+            .max()
+            .unwrap_or(QueryClass::Unknown);
+        let count = token_count.max(statements.len());
+        let rejected = reject(class, count);
+        if count > 1 {
+            return Err(rejected(
+                GuardError::new(
+                    ErrorCode::MultipleStatements,
+                    Stage::Validate,
+                    format!("{count} statements found; only one query may run at a time"),
+                )
+                .with_hint(if class == QueryClass::Select {
+                    "send one query at a time"
+                } else {
+                    "send the SELECT alone"
+                })
+                .at(separator),
+            ));
+        }
+        let Some(mut statement) = statements.into_iter().next() else {
+            return Err(rejected(GuardError::new(
+                ErrorCode::Empty,
+                Stage::Parse,
+                "no SQL statement found",
+            )));
+        };
+        let (analysis, limit) = self
+            .check_statement(&mut statement, class)
+            .map_err(rejected)?;
+        Ok(Approved {
+            sql: statement.to_string(),
+            query_class: class,
+            statement_count: 1,
+            tables: analysis.tables.into_iter().collect(),
+            columns: analysis.columns.into_iter().collect(),
+            functions: analysis.functions.into_iter().collect(),
+            limit,
+        })
+    }
+
+    /// Validates one statement and applies the row cap to it.
+    fn check_statement(
+        &self,
+        statement: &mut Statement,
+        class: QueryClass,
+    ) -> Result<(crate::validate::Analysis, LimitInfo), GuardError> {
+        let ctx = Context {
+            dialect: self.policy.dialect,
+            functions: &self.functions,
+            access: &self.access,
+        };
+        let location = location_of(statement);
+        match statement {
+            Statement::Query(query) => {
+                let analysis = analyze(query, &ctx)?;
+                let limit = limit::apply(query, self.policy.max_rows, self.policy.dialect)?;
+                Ok((analysis, limit))
+            }
+            Statement::Explain {
+                analyze: explain_analyze,
+                statement: inner,
+                options,
+                ..
+            } => {
+                let analyzes = *explain_analyze || options.as_deref().is_some_and(has_analyze);
+                if analyzes {
+                    return Err(GuardError::new(
+                        ErrorCode::ExplainAnalyze,
+                        Stage::Validate,
+                        "EXPLAIN ANALYZE executes the statement",
+                    )
+                    .with_hint("use EXPLAIN without ANALYZE, or run the query itself")
+                    .at(location));
+                }
+                if !self.policy.allow_explain {
+                    return Err(GuardError::new(
+                        ErrorCode::StatementNotAllowed,
+                        Stage::Validate,
+                        "EXPLAIN is not allowed by the policy",
+                    )
+                    .with_hint("run the query itself, without EXPLAIN")
+                    .at(location));
+                }
+                let Statement::Query(query) = inner.as_ref() else {
+                    return Err(not_allowed(class, inner, location));
+                };
+                let analysis = analyze(query, &ctx)?;
+                let limit = LimitInfo {
+                    action: LimitAction::None,
+                    value: None,
+                    original: None,
+                };
+                Ok((analysis, limit))
+            }
+            other => Err(not_allowed(class, other, location)),
+        }
+    }
+
+    /// The class of `sql` without any policy (see [`crate::classify`]).
+    pub(crate) fn classify_only(sql: &str, dialect: Dialect) -> QueryClass {
+        let guard = Guard::for_dialect(dialect);
+        let stack = BASE_STACK + sql.len().saturating_mul(STACK_PER_BYTE);
+        stacker::maybe_grow(stack, stack, || {
+            if check_nul(sql).is_err() {
+                return QueryClass::Unknown;
+            }
+            let Ok(tokens) = tokenize(sql, dialect) else {
+                return QueryClass::Unknown;
+            };
+            match parse_tokens(tokens, dialect, guard.policy.max_depth) {
+                Ok(statements) => statements
+                    .iter()
+                    .map(statement_class)
+                    .max()
+                    .unwrap_or(QueryClass::Unknown),
+                Err(_) => QueryClass::Unknown,
+            }
+        })
+    }
+}
+
+fn has_analyze(options: &[UtilityOption]) -> bool {
+    options.iter().any(|o| {
+        o.name.value.eq_ignore_ascii_case("analyze")
+            && o.arg.as_ref().is_none_or(|a| {
+                !matches!(
+                    a.to_string().to_ascii_lowercase().as_str(),
+                    "false" | "off" | "0"
+                )
+            })
+    })
+}
+
+fn location_of(statement: &Statement) -> Option<crate::error::Location> {
+    use sqlparser::ast::Spanned;
+    let span = statement.span();
+    (span.start.line > 0).then_some(crate::error::Location {
+        line: span.start.line,
+        column: span.start.column,
+    })
+}
+
+fn not_allowed(
+    class: QueryClass,
+    statement: &Statement,
+    location: Option<crate::error::Location>,
+) -> GuardError {
+    let keyword = statement_keyword(statement);
+    let hint = match class {
+        QueryClass::Select => "send a plain SELECT query",
+        QueryClass::Session => {
+            "session and transaction commands are managed for you: send only the SELECT"
+        }
+        QueryClass::MutationCreate | QueryClass::MutationDelete => {
+            "only read-only queries may run: rewrite it as a SELECT that shows the rows instead"
+        }
+        QueryClass::Ddl => "schema changes are not allowed: send a SELECT",
+        QueryClass::Admin | QueryClass::Unknown => "only read-only SELECT queries may run",
+    };
+    GuardError::new(
+        ErrorCode::StatementNotAllowed,
+        Stage::Validate,
+        format!("{keyword} is a {class} statement; only one read-only query may run"),
+    )
+    .with_hint(hint)
+    .at(location)
+}
+
+fn unreachable_policy<T>() -> T {
+    // The default policy has no patterns, so compiling it cannot fail.
+    panic!("the default policy failed to compile")
+}

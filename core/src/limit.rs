@@ -1,0 +1,230 @@
+//! The row cap: applied to the outermost query only, in the dialect's own form (`LIMIT`,
+//! `FETCH FIRST`, `TOP`), so that no approved query can return more than `max_rows` rows.
+
+use sqlparser::ast::{
+    Expr, LimitClause, Query, SetExpr, Spanned, TopQuantity, Value, ValueWithSpan,
+};
+
+use crate::dialect::Dialect;
+use crate::error::{ErrorCode, GuardError, Location, Stage};
+use crate::verdict::{LimitAction, LimitInfo};
+
+fn not_literal(what: &str, query: &Query) -> GuardError {
+    let span = query.span();
+    GuardError::new(
+        ErrorCode::LimitNotLiteral,
+        Stage::Rewrite,
+        format!("{what}: the row cap needs a plain integer limit"),
+    )
+    .with_hint("write the limit as a plain integer, e.g. LIMIT 100")
+    .at((span.start.line > 0).then_some(Location {
+        line: span.start.line,
+        column: span.start.column,
+    }))
+}
+
+/// An integer literal, or `None` for anything else (expressions, parameters, negatives).
+fn literal(expr: &Expr) -> Option<u64> {
+    match expr {
+        Expr::Value(ValueWithSpan {
+            value: Value::Number(n, _),
+            ..
+        }) => n.parse().ok(),
+        Expr::Nested(inner) => literal(inner),
+        _ => None,
+    }
+}
+
+fn number(n: u64) -> Expr {
+    Expr::Value(Value::Number(n.to_string(), false).into())
+}
+
+/// Decides the new limit given the one written (`None` when absent).
+fn decide(original: Option<u64>, cap: u64) -> (LimitAction, u64) {
+    match original {
+        None => (LimitAction::Injected, cap),
+        Some(n) if n <= cap => (LimitAction::Kept, n),
+        Some(_) => (LimitAction::Clamped, cap),
+    }
+}
+
+/// Applies `max_rows` to `query` (the outermost query) and reports what it did.
+pub fn apply(
+    query: &mut Query,
+    max_rows: Option<u64>,
+    dialect: Dialect,
+) -> Result<LimitInfo, GuardError> {
+    let Some(cap) = max_rows else {
+        return Ok(LimitInfo {
+            action: LimitAction::None,
+            value: None,
+            original: None,
+        });
+    };
+    // TOP on the outermost SELECT (SQL Server, also parsed for a few other dialects).
+    let top = match query.body.as_mut() {
+        SetExpr::Select(select) => select.top.as_mut(),
+        _ => None,
+    };
+    if let Some(top) = top {
+        if top.percent || top.with_ties {
+            return Err(not_literal("TOP ... PERCENT / WITH TIES", query));
+        }
+        let written = match &top.quantity {
+            Some(TopQuantity::Constant(n)) => Some(*n),
+            Some(TopQuantity::Expr(e)) => match literal(e) {
+                Some(n) => Some(n),
+                None => return Err(not_literal(&format!("TOP ({e})"), query)),
+            },
+            None => None,
+        };
+        if query.limit_clause.is_none() && query.fetch.is_none() {
+            let (action, value) = decide(written, cap);
+            top.quantity = Some(match &top.quantity {
+                Some(TopQuantity::Expr(_)) => TopQuantity::Expr(number(value)),
+                _ => TopQuantity::Constant(value),
+            });
+            return Ok(LimitInfo {
+                action,
+                value: Some(value),
+                original: written,
+            });
+        }
+        if let Some(n) = written {
+            if n > cap {
+                top.quantity = Some(TopQuantity::Constant(cap));
+            }
+        }
+    }
+    if let Some(fetch) = &mut query.fetch {
+        if fetch.percent || fetch.with_ties {
+            let what = if fetch.percent {
+                "FETCH ... PERCENT"
+            } else {
+                "FETCH ... WITH TIES"
+            };
+            return Err(not_literal(what, query));
+        }
+        let written = match &fetch.quantity {
+            Some(e) => match literal(e) {
+                Some(n) => Some(n),
+                None => return Err(not_literal(&format!("FETCH FIRST {e}"), query)),
+            },
+            // FETCH FIRST ROW ONLY
+            None => Some(1),
+        };
+        let (action, value) = decide(written, cap);
+        if action == LimitAction::Clamped {
+            fetch.quantity = Some(number(value));
+        }
+        return Ok(LimitInfo {
+            action,
+            value: Some(value),
+            original: written,
+        });
+    }
+    match &mut query.limit_clause {
+        Some(LimitClause::LimitOffset { limit_by, .. }) if !limit_by.is_empty() => {
+            Err(not_literal("LIMIT ... BY (a limit per group)", query))
+        }
+        Some(LimitClause::LimitOffset { limit, .. }) => {
+            let written = match limit {
+                Some(e) => match literal(e) {
+                    Some(n) => Some(n),
+                    None => return Err(not_literal(&format!("LIMIT {e}"), query)),
+                },
+                // LIMIT ALL, or OFFSET alone.
+                None => None,
+            };
+            let (action, value) = decide(written, cap);
+            if action != LimitAction::Kept {
+                *limit = Some(number(value));
+            }
+            Ok(LimitInfo {
+                action,
+                value: Some(value),
+                original: written,
+            })
+        }
+        Some(LimitClause::OffsetCommaLimit { limit, .. }) => {
+            let Some(written) = literal(limit) else {
+                return Err(not_literal(&format!("LIMIT {limit}"), query));
+            };
+            let (action, value) = decide(Some(written), cap);
+            if action == LimitAction::Clamped {
+                *limit = number(value);
+            }
+            Ok(LimitInfo {
+                action,
+                value: Some(value),
+                original: Some(written),
+            })
+        }
+        None => {
+            inject(query, cap, dialect);
+            Ok(LimitInfo {
+                action: LimitAction::Injected,
+                value: Some(cap),
+                original: None,
+            })
+        }
+    }
+}
+
+/// Adds the cap to a query that has none, in the dialect's form.
+fn inject(query: &mut Query, cap: u64, dialect: Dialect) {
+    if dialect == Dialect::Mssql {
+        if let SetExpr::Select(select) = query.body.as_mut() {
+            if query.order_by.is_none() {
+                select.top = Some(sqlparser::ast::Top {
+                    with_ties: false,
+                    percent: false,
+                    quantity: Some(TopQuantity::Constant(cap)),
+                });
+                return;
+            }
+        }
+        // T-SQL has no LIMIT: OFFSET ... FETCH needs an ORDER BY.
+        if let (None, Some(null)) = (&query.order_by, select_null()) {
+            query.order_by = Some(sqlparser::ast::OrderBy {
+                kind: sqlparser::ast::OrderByKind::Expressions(vec![sqlparser::ast::OrderByExpr {
+                    expr: Expr::Subquery(Box::new(null)),
+                    options: sqlparser::ast::OrderByOptions {
+                        sort: None,
+                        nulls_first: None,
+                    },
+                    with_fill: None,
+                }]),
+                interpolate: None,
+            });
+        }
+        query.limit_clause = Some(LimitClause::LimitOffset {
+            limit: None,
+            offset: Some(sqlparser::ast::Offset {
+                value: number(0),
+                rows: sqlparser::ast::OffsetRows::Rows,
+            }),
+            limit_by: vec![],
+        });
+        query.fetch = Some(sqlparser::ast::Fetch {
+            with_ties: false,
+            percent: false,
+            quantity: Some(number(cap)),
+        });
+        return;
+    }
+    query.limit_clause = Some(LimitClause::LimitOffset {
+        limit: Some(number(cap)),
+        offset: None,
+        limit_by: vec![],
+    });
+}
+
+/// `(SELECT NULL)`, the neutral ORDER BY T-SQL needs before OFFSET ... FETCH.
+fn select_null() -> Option<Query> {
+    sqlparser::parser::Parser::new(&sqlparser::dialect::MsSqlDialect {})
+        .try_with_sql("SELECT NULL")
+        .and_then(|mut p| p.parse_query())
+        .ok()
+        .map(|q| *q)
+}

@@ -1,0 +1,303 @@
+//! Identifier rules: folding of unquoted names per dialect, policy patterns over
+//! `db.schema.table` names, system catalogs, and "did you mean" suggestions.
+
+use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
+
+use crate::dialect::{Dialect, Folding};
+
+/// Folds an identifier the way the dialect resolves it: quoted names are exact.
+pub fn fold_ident(ident: &Ident, dialect: Dialect) -> String {
+    if ident.quote_style.is_some() {
+        if dialect.quoted_names_are_exact() {
+            ident.value.clone()
+        } else {
+            ident.value.to_lowercase()
+        }
+    } else {
+        fold_unquoted(&ident.value, dialect)
+    }
+}
+
+/// Folds an unquoted name.
+pub fn fold_unquoted(name: &str, dialect: Dialect) -> String {
+    if !dialect.quoted_names_are_exact() {
+        return name.to_lowercase();
+    }
+    match dialect.folding() {
+        Folding::Lower => name.to_lowercase(),
+        Folding::Upper => name.to_uppercase(),
+    }
+}
+
+/// The parts of an object name, folded; `None` when a part is computed (`IDENTIFIER(...)`).
+pub fn fold_object_name(name: &ObjectName, dialect: Dialect) -> Option<Vec<String>> {
+    name.0
+        .iter()
+        .map(|part| match part {
+            ObjectNamePart::Identifier(ident) => Some(fold_ident(ident, dialect)),
+            ObjectNamePart::Function(_) => None,
+        })
+        .collect()
+}
+
+/// One part of a policy pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatternPart {
+    /// `*`: any name.
+    Any,
+    /// An exact (already folded) name.
+    Exact(String),
+}
+
+/// A policy pattern such as `public.*`, `sales.orders`, `*.email`, matched from the right.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    /// Parts, leftmost first.
+    pub parts: Vec<PatternPart>,
+}
+
+impl Pattern {
+    /// Parses a pattern: parts split on `.`, `"quoted"` parts kept exact, others folded.
+    pub fn parse(text: &str, dialect: Dialect) -> Result<Pattern, String> {
+        let parts = split_dotted(text)?;
+        if parts.is_empty() || parts.len() > 4 {
+            return Err(format!("`{text}` must have 1 to 4 dot-separated parts"));
+        }
+        let parts = parts
+            .into_iter()
+            .map(|(part, quoted)| {
+                if part.is_empty() {
+                    Err(format!("`{text}` has an empty part"))
+                } else if part == "*" && !quoted {
+                    Ok(PatternPart::Any)
+                } else if quoted && dialect.quoted_names_are_exact() {
+                    Ok(PatternPart::Exact(part))
+                } else {
+                    Ok(PatternPart::Exact(fold_unquoted(&part, dialect)))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Pattern { parts })
+    }
+
+    /// True when the pattern matches `name` (folded parts, leftmost first), aligned on the
+    /// right. A pattern part with no counterpart in a shorter name matches only `default`
+    /// (the dialect's default schema) or `*`.
+    pub fn matches(&self, name: &[String], default_schema: Option<&str>) -> bool {
+        let mut name_iter = name.iter().rev();
+        for (i, part) in self.parts.iter().rev().enumerate() {
+            match name_iter.next() {
+                Some(n) => {
+                    if let PatternPart::Exact(p) = part {
+                        if p != n {
+                            return false;
+                        }
+                    }
+                }
+                None => {
+                    // The name is shorter than the pattern: the missing schema is the default.
+                    return match part {
+                        PatternPart::Any => true,
+                        PatternPart::Exact(p) => i == 1 && default_schema == Some(p.as_str()),
+                    };
+                }
+            }
+        }
+        true
+    }
+
+    /// True when the last part (the object itself) matches `name`, whatever its qualifiers:
+    /// the conservative reading for deny lists.
+    pub fn matches_last(&self, last: &str) -> bool {
+        match self.parts.last() {
+            Some(PatternPart::Any) => true,
+            Some(PatternPart::Exact(p)) => p == last,
+            None => false,
+        }
+    }
+}
+
+/// Splits `a."b.c".d` into `[("a", false), ("b.c", true), ("d", false)]`.
+pub fn split_dotted(text: &str) -> Result<Vec<(String, bool)>, String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    let mut in_quotes = false;
+    let mut chars = text.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '`' if in_quotes => {
+                if chars.peek() == Some(&c) {
+                    current.push(c);
+                    chars.next();
+                } else {
+                    in_quotes = false;
+                }
+            }
+            '"' | '`' if current.is_empty() => {
+                in_quotes = true;
+                quoted = true;
+            }
+            '.' if !in_quotes => {
+                parts.push((std::mem::take(&mut current), quoted));
+                quoted = false;
+            }
+            c => current.push(c),
+        }
+    }
+    if in_quotes {
+        return Err(format!("`{text}` has an unterminated quote"));
+    }
+    parts.push((current, quoted));
+    Ok(parts)
+}
+
+/// The schema an unqualified name lives in when the dialect has a fixed default.
+pub fn default_schema(dialect: Dialect) -> Option<&'static str> {
+    match dialect {
+        Dialect::Postgres | Dialect::Redshift => Some("public"),
+        Dialect::Sqlite | Dialect::Duckdb => Some("main"),
+        Dialect::Mssql => Some("dbo"),
+        Dialect::Snowflake => Some("PUBLIC"),
+        _ => None,
+    }
+}
+
+/// True when a (folded) relation name is a system catalog in `dialect`.
+pub fn is_system_catalog(name: &[String], dialect: Dialect) -> bool {
+    let lower: Vec<String> = name.iter().map(|p| p.to_lowercase()).collect();
+    let last = lower.last().map(String::as_str).unwrap_or("");
+    let qualifiers = &lower[..lower.len().saturating_sub(1)];
+    let any_qualifier = |names: &[&str]| qualifiers.iter().any(|q| names.contains(&q.as_str()));
+    // Every engine that has it: the standard catalog schema.
+    if any_qualifier(&["information_schema"]) || last == "information_schema" {
+        return true;
+    }
+    match dialect {
+        Dialect::Postgres | Dialect::Redshift | Dialect::Generic | Dialect::Ansi => {
+            any_qualifier(&["pg_catalog", "pg_toast", "pg_internal"])
+                || last.starts_with("pg_")
+                || (dialect == Dialect::Redshift
+                    && (last.starts_with("stl_")
+                        || last.starts_with("stv_")
+                        || last.starts_with("svv_")
+                        || last.starts_with("svl_")
+                        || last.starts_with("sys_")))
+        }
+        Dialect::Mysql => any_qualifier(&["mysql", "performance_schema", "sys"]),
+        Dialect::Sqlite => last.starts_with("sqlite_") || last.starts_with("pragma_"),
+        Dialect::Mssql => {
+            any_qualifier(&["sys", "master", "msdb", "model", "tempdb"])
+                || last.starts_with("sys")
+                || last.starts_with("#")
+        }
+        Dialect::Duckdb => {
+            any_qualifier(&["pg_catalog", "system", "temp"])
+                || last.starts_with("duckdb_")
+                || last.starts_with("pg_")
+                || last.starts_with("sqlite_")
+        }
+        Dialect::Snowflake => {
+            lower.first().map(String::as_str) == Some("snowflake") && lower.len() > 1
+                || any_qualifier(&["account_usage", "organization_usage", "snowflake"])
+        }
+        Dialect::Bigquery => {
+            last.starts_with("information_schema") || last.contains("information_schema.")
+        }
+        Dialect::Clickhouse => any_qualifier(&["system"]),
+        Dialect::Databricks | Dialect::Hive => any_qualifier(&["system", "sys"]),
+    }
+}
+
+/// Levenshtein distance, case-insensitive.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            current[j + 1] = (previous[j] + cost)
+                .min(previous[j + 1] + 1)
+                .min(current[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
+}
+
+/// The closest candidate to `wanted` within a distance that still looks like a typo.
+pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (wanted.chars().count() / 3).max(2);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(wanted, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(parts: &[&str]) -> Vec<String> {
+        parts.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn patterns_match_from_the_right() {
+        let p = Pattern::parse("public.*", Dialect::Postgres).unwrap();
+        assert!(p.matches(&name(&["public", "orders"]), Some("public")));
+        assert!(p.matches(&name(&["orders"]), Some("public")));
+        assert!(p.matches(&name(&["db", "public", "orders"]), Some("public")));
+        assert!(!p.matches(&name(&["sales", "orders"]), Some("public")));
+        let p = Pattern::parse("Sales.Orders", Dialect::Postgres).unwrap();
+        assert!(p.matches(&name(&["sales", "orders"]), Some("public")));
+        assert!(!p.matches(&name(&["orders"]), Some("public")));
+        assert!(p.matches_last("orders"));
+        let p = Pattern::parse("orders", Dialect::Snowflake).unwrap();
+        assert!(p.matches(&name(&["DB", "S", "ORDERS"]), None));
+        let p = Pattern::parse("\"MixedCase\"", Dialect::Postgres).unwrap();
+        assert!(p.matches(&name(&["MixedCase"]), None));
+        assert!(!p.matches(&name(&["mixedcase"]), None));
+    }
+
+    #[test]
+    fn bad_patterns_are_errors() {
+        assert!(Pattern::parse("a..b", Dialect::Postgres).is_err());
+        assert!(Pattern::parse("\"open", Dialect::Postgres).is_err());
+        assert!(Pattern::parse("a.b.c.d.e", Dialect::Postgres).is_err());
+    }
+
+    #[test]
+    fn system_catalogs() {
+        assert!(is_system_catalog(&name(&["pg_class"]), Dialect::Postgres));
+        assert!(is_system_catalog(
+            &name(&["pg_catalog", "pg_class"]),
+            Dialect::Postgres
+        ));
+        assert!(is_system_catalog(
+            &name(&["information_schema", "tables"]),
+            Dialect::Mysql
+        ));
+        assert!(is_system_catalog(
+            &name(&["sqlite_master"]),
+            Dialect::Sqlite
+        ));
+        assert!(is_system_catalog(&name(&["mysql", "user"]), Dialect::Mysql));
+        assert!(!is_system_catalog(&name(&["orders"]), Dialect::Postgres));
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(edit_distance("artists", "artist"), 1);
+        assert_eq!(
+            closest("Artsit", ["artist", "album", "track"]),
+            Some("artist")
+        );
+        assert_eq!(closest("zzzzzz", ["artist", "album"]), None);
+    }
+}

@@ -1,0 +1,179 @@
+//! Tokenizing and parsing in the policy's dialect, with a depth limit and a statement count taken
+//! from the token stream as well as from the tree.
+
+use sqlparser::ast::Statement;
+use sqlparser::parser::{Parser, ParserError, ParserOptions};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
+
+use crate::dialect::Dialect;
+use crate::error::{ErrorCode, GuardError, Location, Stage};
+
+/// Tokenizes without unescaping, so that literals print back exactly as written.
+pub fn tokenize(sql: &str, dialect: Dialect) -> Result<Vec<TokenWithSpan>, GuardError> {
+    let parser_dialect = dialect.parser_dialect();
+    Tokenizer::new(parser_dialect.as_ref(), sql)
+        .with_unescape(false)
+        .tokenize_with_location()
+        .map_err(|e| {
+            GuardError::new(
+                ErrorCode::ParseError,
+                Stage::Parse,
+                format!("{} could not tokenize the SQL: {}", dialect, e.message),
+            )
+            .with_hint(format!(
+                "check quotes and comments; the SQL must be valid {dialect}"
+            ))
+            .at(Some(Location {
+                line: e.location.line,
+                column: e.location.column,
+            }))
+        })
+}
+
+/// Number of statements on the token stream: one, plus one for every `;` that is followed by
+/// anything but whitespace, comments and further `;`. Returns the count and the location of the
+/// first separating `;`.
+pub fn count_statements(tokens: &[TokenWithSpan]) -> (usize, Option<Location>) {
+    let mut count = 0;
+    let mut in_statement = false;
+    let mut first_separator = None;
+    let mut last_semicolon = None;
+    for t in tokens {
+        match &t.token {
+            Token::Whitespace(_) | Token::EOF => {}
+            Token::SemiColon => {
+                if in_statement {
+                    last_semicolon = Some(Location {
+                        line: t.span.start.line,
+                        column: t.span.start.column,
+                    });
+                }
+                in_statement = false;
+            }
+            _ => {
+                if !in_statement {
+                    count += 1;
+                    if count == 2 && first_separator.is_none() {
+                        first_separator = last_semicolon;
+                    }
+                    in_statement = true;
+                }
+            }
+        }
+    }
+    (count, first_separator)
+}
+
+/// Parses the tokens into statements with `max_depth` as the recursion limit.
+pub fn parse_tokens(
+    tokens: Vec<TokenWithSpan>,
+    dialect: Dialect,
+    max_depth: usize,
+) -> Result<Vec<Statement>, GuardError> {
+    let parser_dialect = dialect.parser_dialect();
+    let options = ParserOptions::new()
+        .with_trailing_commas(false)
+        .with_unescape(false);
+    let mut parser = Parser::new(parser_dialect.as_ref())
+        .with_recursion_limit(max_depth)
+        .with_options(options)
+        .with_tokens_with_locations(tokens);
+    parser
+        .parse_statements()
+        .map_err(|e| parse_error(e, dialect, max_depth))
+}
+
+fn parse_error(e: ParserError, dialect: Dialect, max_depth: usize) -> GuardError {
+    match e {
+        ParserError::RecursionLimitExceeded => GuardError::new(
+            ErrorCode::TooDeep,
+            Stage::Parse,
+            format!("the SQL nests deeper than the limit of {max_depth}"),
+        )
+        .with_hint("flatten nested parentheses or subqueries"),
+        ParserError::TokenizerError(message) | ParserError::ParserError(message) => {
+            let location = location_in_message(&message);
+            let clean = message
+                .split(" at Line:")
+                .next()
+                .unwrap_or(&message)
+                .to_string();
+            GuardError::new(
+                ErrorCode::ParseError,
+                Stage::Parse,
+                format!("not valid {dialect} SQL: {clean}"),
+            )
+            .with_hint(format!(
+                "fix the syntax; the SQL must be one valid {dialect} query"
+            ))
+            .at(location)
+        }
+    }
+}
+
+/// sqlparser appends ` at Line: L, Column: C` to its messages.
+fn location_in_message(message: &str) -> Option<Location> {
+    let rest = message.rsplit("Line: ").next()?;
+    let mut parts = rest.split(", Column: ");
+    let line = parts.next()?.trim().parse().ok()?;
+    let column = parts
+        .next()?
+        .trim()
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .ok()?;
+    Some(Location { line, column })
+}
+
+/// True when a token is a comment or whitespace.
+pub fn is_trivia(token: &Token) -> bool {
+    matches!(
+        token,
+        Token::Whitespace(
+            Whitespace::Space
+                | Whitespace::Newline
+                | Whitespace::Tab
+                | Whitespace::SingleLineComment { .. }
+                | Whitespace::MultiLineComment(_)
+        )
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(sql: &str) -> usize {
+        count_statements(&tokenize(sql, Dialect::Postgres).unwrap()).0
+    }
+
+    #[test]
+    fn statement_count_ignores_trailing_semicolons_and_comments() {
+        assert_eq!(count("SELECT 1"), 1);
+        assert_eq!(count("SELECT 1;"), 1);
+        assert_eq!(count("SELECT 1; -- done\n;; /* end */"), 1);
+        assert_eq!(count("SELECT 1; COMMIT"), 2);
+        assert_eq!(count("SELECT ';' ; SELECT 2; DROP TABLE t"), 3);
+        assert_eq!(count(""), 0);
+    }
+
+    #[test]
+    fn location_from_parser_message() {
+        assert_eq!(
+            location_in_message("Expected: end of statement, found: x at Line: 3, Column: 14"),
+            Some(Location {
+                line: 3,
+                column: 14
+            })
+        );
+        assert_eq!(location_in_message("no location"), None);
+    }
+
+    #[test]
+    fn depth_limit_is_too_deep() {
+        let sql = format!("SELECT {}1{}", "(".repeat(100), ")".repeat(100));
+        let tokens = tokenize(&sql, Dialect::Postgres).unwrap();
+        let e = parse_tokens(tokens, Dialect::Postgres, 64).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooDeep);
+    }
+}

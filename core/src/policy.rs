@@ -1,0 +1,159 @@
+//! The policy: what a guard allows. A serde type (JSON or TOML) whose defaults are the safe choice.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::Catalog;
+use crate::dialect::Dialect;
+
+/// Default for [`Policy::max_rows`].
+pub const DEFAULT_MAX_ROWS: u64 = 1000;
+/// Default for [`Policy::max_sql_bytes`].
+pub const DEFAULT_MAX_SQL_BYTES: usize = 262_144;
+/// Default for [`Policy::max_depth`].
+pub const DEFAULT_MAX_DEPTH: usize = 64;
+
+/// Extra functions on top of the dialect's built-in list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionRules {
+    /// Names (optionally schema-qualified) allowed in addition to the dialect's list.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Names refused even when the dialect's list allows them.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// Which tables may be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TableRules {
+    /// Patterns such as `public.*`, `sales.orders` or `*`. Empty means every user table.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Patterns refused even when `allow` matches; checked after `allow`.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// Which columns are protected.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnRules {
+    /// `table.column`, `schema.table.column` or `*.column`: refused wherever referenced.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// What a [`crate::Guard`] allows. Every field is optional; defaults are the safe choice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// SQL dialect to parse and fold names with.
+    #[serde(default)]
+    pub dialect: Dialect,
+    /// Row cap on the outermost query; `null` for none.
+    #[serde(default = "default_max_rows")]
+    pub max_rows: Option<u64>,
+    /// Larger input is refused before parsing.
+    #[serde(default = "default_max_sql_bytes")]
+    pub max_sql_bytes: usize,
+    /// Parser recursion limit; deeper input is refused.
+    #[serde(default = "default_max_depth")]
+    pub max_depth: usize,
+    /// Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query.
+    #[serde(default)]
+    pub allow_explain: bool,
+    /// Allow system catalogs (`pg_catalog`, `information_schema`, `sqlite_master`, ...).
+    #[serde(default)]
+    pub allow_system_catalogs: bool,
+    /// Extra allowed / denied functions.
+    #[serde(default)]
+    pub functions: FunctionRules,
+    /// Allowed / denied tables.
+    #[serde(default)]
+    pub tables: TableRules,
+    /// Protected columns.
+    #[serde(default)]
+    pub columns: ColumnRules,
+    /// Tables and columns that exist, when the caller knows them (enables hints and `*` expansion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<Catalog>,
+}
+
+fn default_max_rows() -> Option<u64> {
+    Some(DEFAULT_MAX_ROWS)
+}
+fn default_max_sql_bytes() -> usize {
+    DEFAULT_MAX_SQL_BYTES
+}
+fn default_max_depth() -> usize {
+    DEFAULT_MAX_DEPTH
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            dialect: Dialect::default(),
+            max_rows: default_max_rows(),
+            max_sql_bytes: DEFAULT_MAX_SQL_BYTES,
+            max_depth: DEFAULT_MAX_DEPTH,
+            allow_explain: false,
+            allow_system_catalogs: false,
+            functions: FunctionRules::default(),
+            tables: TableRules::default(),
+            columns: ColumnRules::default(),
+            catalog: None,
+        }
+    }
+}
+
+/// A policy that cannot be used, naming the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid policy: {field}: {message}")]
+pub struct PolicyError {
+    /// The field at fault, e.g. `tables.allow[2]`.
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl PolicyError {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        PolicyError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl Policy {
+    /// A default policy for `dialect`.
+    pub fn for_dialect(dialect: Dialect) -> Self {
+        Policy {
+            dialect,
+            ..Policy::default()
+        }
+    }
+
+    /// Parses a policy from JSON.
+    pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
+        serde_json::from_str(text)
+            .map_err(|e| PolicyError::new(field_of(&e.to_string()), e.to_string()))
+    }
+
+    /// The JSON Schema of the policy.
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(Policy)).unwrap_or_default()
+    }
+}
+
+/// Best effort: serde names the offending field in backticks; report it as the field.
+fn field_of(message: &str) -> String {
+    message
+        .split('`')
+        .nth(1)
+        .map(str::to_string)
+        .unwrap_or_else(|| String::from("policy"))
+}

@@ -1,0 +1,1178 @@
+//! Read-only and policy validation of one query, walking every nested query and expression with
+//! scopes: CTEs (which shadow tables), FROM items and their aliases, LATERAL, set operations and
+//! correlated subqueries.
+//!
+//! Expressions are walked with sqlparser's derived [`Visitor`], so no expression kind can be
+//! skipped; query structure (WITH, FROM, joins) is walked by hand so that names resolve by scope.
+//! A final count compares the queries, table factors and function calls the derived visitor sees
+//! in the whole statement with those this walker handled: any difference means a part of the tree
+//! went unchecked, and the query is refused (fail closed).
+
+use std::collections::{BTreeSet, HashSet};
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    AccessExpr, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
+    Ident, JoinConstraint, JoinOperator, ObjectName, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableFactor, TableWithJoins,
+    Value, Visit, Visitor,
+};
+use sqlparser::tokenizer::Span;
+
+use crate::access::{AccessPolicy, ResolvedTable, TableRefusal};
+use crate::dialect::Dialect;
+use crate::error::{ErrorCode, GuardError, Location, Stage};
+use crate::functions::{FunctionPolicy, FunctionRefusal};
+use crate::names::{closest, fold_ident, fold_object_name};
+
+/// What a checked query reads.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// Tables read (display names).
+    pub tables: BTreeSet<String>,
+    /// Functions called (lower-case display names).
+    pub functions: BTreeSet<String>,
+    /// Columns read (`table.column`), when a catalog resolved them.
+    pub columns: BTreeSet<String>,
+}
+
+/// Everything the walker needs from the guard.
+pub struct Context<'a> {
+    /// Dialect for name folding.
+    pub dialect: Dialect,
+    /// Function allow/deny decisions.
+    pub functions: &'a FunctionPolicy,
+    /// Table and column decisions.
+    pub access: &'a AccessPolicy,
+}
+
+/// Validates `statement` (a query, or the query under an EXPLAIN) and returns what it reads.
+pub fn analyze(query: &Query, ctx: &Context<'_>) -> Result<Analysis, GuardError> {
+    let mut walker = Walker {
+        ctx,
+        analysis: Analysis::default(),
+        counts: Counts::default(),
+    };
+    walker.query(query, None)?;
+    let mut expected = Counts::default();
+    let _ = query.visit(&mut expected);
+    if expected != walker.counts {
+        return Err(unsupported(
+            "a part of this query is not understood by the validator",
+            span_location(query.span()),
+        ));
+    }
+    Ok(walker.analysis)
+}
+
+/// Nodes seen, for the fail-closed cross-check.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Counts {
+    queries: usize,
+    table_factors: usize,
+    function_calls: usize,
+}
+
+impl Visitor for Counts {
+    type Break = ();
+    fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+        self.queries += 1;
+        ControlFlow::Continue(())
+    }
+    fn pre_visit_table_factor(&mut self, _: &TableFactor) -> ControlFlow<()> {
+        self.table_factors += 1;
+        ControlFlow::Continue(())
+    }
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if matches!(expr, Expr::Function(_)) {
+            self.function_calls += 1;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// One FROM item in scope.
+#[derive(Debug, Clone)]
+struct Source {
+    /// The alias, when there is one (then only the alias names the source).
+    alias: Option<String>,
+    kind: SourceKind,
+}
+
+#[derive(Debug, Clone)]
+enum SourceKind {
+    /// A base table.
+    Table(ResolvedTable),
+    /// A derived table, CTE, table function or UNNEST: its output columns when known.
+    Derived(Option<Vec<String>>),
+}
+
+impl Source {
+    /// True when `qualifier` (folded parts) names this source.
+    fn is_named(&self, qualifier: &[String]) -> bool {
+        match (&self.alias, &self.kind) {
+            (Some(alias), _) => qualifier.len() == 1 && &qualifier[0] == alias,
+            (None, SourceKind::Table(t)) => {
+                qualifier.len() <= t.parts.len()
+                    && t.parts[t.parts.len() - qualifier.len()..] == *qualifier
+            }
+            (None, SourceKind::Derived(_)) => false,
+        }
+    }
+
+    fn known_columns(&self) -> Option<&[String]> {
+        match &self.kind {
+            SourceKind::Table(t) => t.columns.as_deref(),
+            SourceKind::Derived(c) => c.as_deref(),
+        }
+    }
+}
+
+/// Names visible at one level: CTEs of a WITH, FROM items and select-list aliases of a SELECT.
+#[derive(Debug, Default)]
+struct Scope<'p> {
+    parent: Option<&'p Scope<'p>>,
+    ctes: Vec<(String, Option<Vec<String>>)>,
+    sources: Vec<Source>,
+    aliases: Vec<String>,
+}
+
+impl<'p> Scope<'p> {
+    fn child(parent: Option<&'p Scope<'p>>) -> Self {
+        Scope {
+            parent,
+            ..Scope::default()
+        }
+    }
+
+    fn levels(&self) -> impl Iterator<Item = &Scope<'p>> {
+        std::iter::successors(Some(self), |s| s.parent)
+    }
+
+    fn find_cte(&self, name: &str) -> Option<&Option<Vec<String>>> {
+        self.levels()
+            .find_map(|s| s.ctes.iter().rev().find(|(n, _)| n == name).map(|(_, c)| c))
+    }
+}
+
+struct Walker<'c, 'a> {
+    ctx: &'c Context<'a>,
+    analysis: Analysis,
+    counts: Counts,
+}
+
+fn span_location(span: Span) -> Option<Location> {
+    (span.start.line > 0).then_some(Location {
+        line: span.start.line,
+        column: span.start.column,
+    })
+}
+
+fn unsupported(what: &str, location: Option<Location>) -> GuardError {
+    GuardError::new(
+        ErrorCode::UnsupportedSyntax,
+        Stage::Validate,
+        what.to_string(),
+    )
+    .with_hint("rewrite the query with plain SELECT ... FROM ... JOIN ... WHERE constructs")
+    .at(location)
+}
+
+fn refuse(code: ErrorCode, message: String, hint: &str, location: Option<Location>) -> GuardError {
+    GuardError::new(code, Stage::Validate, message)
+        .with_hint(hint)
+        .at(location)
+}
+
+impl<'c, 'a> Walker<'c, 'a> {
+    fn dialect(&self) -> Dialect {
+        self.ctx.dialect
+    }
+
+    /// Checks a query; returns its output column names when they are known.
+    fn query(
+        &mut self,
+        query: &Query,
+        parent: Option<&Scope<'_>>,
+    ) -> Result<Option<Vec<String>>, GuardError> {
+        self.counts.queries += 1;
+        let Query {
+            with,
+            body,
+            order_by,
+            limit_clause,
+            fetch,
+            locks,
+            for_clause: _,
+            settings,
+            format_clause,
+            pipe_operators,
+        } = query;
+        if let Some(lock) = locks.first() {
+            return Err(refuse(
+                ErrorCode::LockingClause,
+                format!("locking clause `{lock}` takes row locks"),
+                "remove the FOR UPDATE / FOR SHARE clause",
+                span_location(query.span()),
+            ));
+        }
+        if settings.is_some() || format_clause.is_some() || !pipe_operators.is_empty() {
+            return Err(unsupported(
+                "SETTINGS, FORMAT and pipe operators are not supported",
+                span_location(query.span()),
+            ));
+        }
+        let mut scope = Scope::child(parent);
+        if let Some(with) = with {
+            for cte in &with.cte_tables {
+                let name = fold_ident(&cte.alias.name, self.dialect());
+                if with.recursive {
+                    // A recursive CTE sees itself.
+                    scope.ctes.push((name.clone(), None));
+                }
+                let columns = self.query(&cte.query, Some(&scope))?;
+                let columns = if cte.alias.columns.is_empty() {
+                    columns
+                } else {
+                    Some(
+                        cte.alias
+                            .columns
+                            .iter()
+                            .map(|c| fold_ident(&c.name, self.dialect()))
+                            .collect(),
+                    )
+                };
+                if with.recursive {
+                    scope.ctes.pop();
+                }
+                scope.ctes.push((name, columns));
+            }
+        }
+        let (columns, body_scope) = self.set_expr(body, &scope)?;
+        // ORDER BY and LIMIT see the body's FROM items and output names.
+        let mut tail_scope = Scope::child(Some(&scope));
+        if let Some(s) = body_scope {
+            tail_scope.sources = s.sources;
+            tail_scope.aliases = s.aliases;
+        }
+        if let Some(cols) = &columns {
+            tail_scope.aliases.extend(cols.iter().cloned());
+        }
+        self.exprs(order_by, &tail_scope)?;
+        self.exprs(limit_clause, &tail_scope)?;
+        self.exprs(fetch, &tail_scope)?;
+        Ok(columns)
+    }
+
+    /// Checks a query body; returns its output columns and, for a plain SELECT, its scope.
+    fn set_expr<'s>(
+        &mut self,
+        body: &SetExpr,
+        scope: &'s Scope<'s>,
+    ) -> Result<(Option<Vec<String>>, Option<Scope<'s>>), GuardError> {
+        match body {
+            SetExpr::Select(select) => {
+                let s = self.select(select, scope)?;
+                let columns = output_columns(&select.projection, self.dialect());
+                Ok((columns, Some(s)))
+            }
+            SetExpr::Query(q) => Ok((self.query(q, Some(scope))?, None)),
+            SetExpr::SetOperation { left, right, .. } => {
+                let (columns, _) = self.set_expr(left, scope)?;
+                self.set_expr(right, scope)?;
+                Ok((columns, None))
+            }
+            SetExpr::Values(values) => {
+                self.exprs(values, scope)?;
+                Ok((None, None))
+            }
+            SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) | SetExpr::Merge(s) => {
+                Err(refuse(
+                    ErrorCode::DataModifyingCte,
+                    format!(
+                        "a data-modifying statement ({}) is nested inside the query",
+                        statement_keyword(s)
+                    ),
+                    "remove the INSERT / UPDATE / DELETE / MERGE; only reads may run",
+                    span_location(s.span()),
+                ))
+            }
+            SetExpr::Table(table) => {
+                let Some(name) = &table.table_name else {
+                    return Err(unsupported("TABLE without a name", None));
+                };
+                let mut parts = Vec::new();
+                if let Some(schema) = &table.schema_name {
+                    parts.push(schema.clone());
+                }
+                parts.push(name.clone());
+                let object = ObjectName::from(parts);
+                let source = self.relation(&object, None, scope)?;
+                let mut s = Scope::child(Some(scope));
+                s.sources.push(source);
+                self.star(None, &s, None)?;
+                Ok((None, None))
+            }
+        }
+    }
+
+    /// Checks a SELECT and returns its scope (FROM items and select-list aliases).
+    fn select<'s>(
+        &mut self,
+        select: &Select,
+        parent: &'s Scope<'s>,
+    ) -> Result<Scope<'s>, GuardError> {
+        let Select {
+            select_token: _,
+            optimizer_hints,
+            distinct,
+            select_modifiers: _,
+            top,
+            top_before_distinct: _,
+            projection,
+            exclude,
+            into,
+            from,
+            lateral_views,
+            prewhere,
+            selection,
+            connect_by,
+            group_by,
+            cluster_by,
+            distribute_by,
+            sort_by,
+            having,
+            named_window,
+            qualify,
+            window_before_qualify: _,
+            value_table_mode: _,
+            flavor: _,
+        } = select;
+        let location = span_location(select.span());
+        if let Some(into) = into {
+            return Err(refuse(
+                ErrorCode::SelectInto,
+                format!("`{into}` writes the result somewhere instead of returning it"),
+                "remove the INTO clause",
+                location,
+            ));
+        }
+        if !optimizer_hints.is_empty() {
+            return Err(unsupported("optimizer hints are not supported", location));
+        }
+        let mut scope = Scope::child(Some(parent));
+        for item in from {
+            self.table_with_joins(item, &mut scope)?;
+        }
+        if !lateral_views.is_empty() {
+            self.exprs(lateral_views, &scope)?;
+        }
+        scope.aliases = projection
+            .iter()
+            .filter_map(|item| match item {
+                SelectItem::ExprWithAlias { alias, .. } => Some(fold_ident(alias, self.dialect())),
+                _ => None,
+            })
+            .collect();
+        for item in projection {
+            match item {
+                SelectItem::Wildcard(_) => self.star(None, &scope, location)?,
+                SelectItem::QualifiedWildcard(
+                    SelectItemQualifiedWildcardKind::ObjectName(name),
+                    _,
+                ) => self.star(Some(name), &scope, location)?,
+                SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::Expr(expr), _) => {
+                    self.exprs(expr, &scope)?
+                }
+                SelectItem::UnnamedExpr(expr)
+                | SelectItem::ExprWithAlias { expr, .. }
+                | SelectItem::ExprWithAliases { expr, .. } => self.exprs(expr, &scope)?,
+            }
+        }
+        self.exprs(distinct, &scope)?;
+        self.exprs(top, &scope)?;
+        self.exprs(exclude, &scope)?;
+        self.exprs(prewhere, &scope)?;
+        self.exprs(selection, &scope)?;
+        self.exprs(connect_by, &scope)?;
+        if let GroupByExpr::Expressions(exprs, modifiers) = group_by {
+            self.exprs(exprs, &scope)?;
+            self.exprs(modifiers, &scope)?;
+        }
+        self.exprs(cluster_by, &scope)?;
+        self.exprs(distribute_by, &scope)?;
+        self.exprs(sort_by, &scope)?;
+        self.exprs(having, &scope)?;
+        self.exprs(named_window, &scope)?;
+        self.exprs(qualify, &scope)?;
+        Ok(scope)
+    }
+
+    fn table_with_joins(
+        &mut self,
+        item: &TableWithJoins,
+        scope: &mut Scope<'_>,
+    ) -> Result<(), GuardError> {
+        let source = self.table_factor(&item.relation, scope)?;
+        scope.sources.extend(source);
+        for join in &item.joins {
+            let source = self.table_factor(&join.relation, scope)?;
+            scope.sources.extend(source);
+            let constraint = match &join.join_operator {
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::Left(c)
+                | JoinOperator::LeftOuter(c)
+                | JoinOperator::Right(c)
+                | JoinOperator::RightOuter(c)
+                | JoinOperator::FullOuter(c)
+                | JoinOperator::CrossJoin(c)
+                | JoinOperator::Semi(c)
+                | JoinOperator::LeftSemi(c)
+                | JoinOperator::RightSemi(c)
+                | JoinOperator::Anti(c)
+                | JoinOperator::LeftAnti(c)
+                | JoinOperator::RightAnti(c)
+                | JoinOperator::StraightJoin(c) => Some(c),
+                JoinOperator::AsOf {
+                    match_condition,
+                    constraint,
+                } => {
+                    self.exprs(match_condition, scope)?;
+                    Some(constraint)
+                }
+                JoinOperator::CrossApply
+                | JoinOperator::OuterApply
+                | JoinOperator::ArrayJoin
+                | JoinOperator::LeftArrayJoin
+                | JoinOperator::InnerArrayJoin => None,
+            };
+            match constraint {
+                Some(JoinConstraint::On(expr)) => self.exprs(expr, scope)?,
+                Some(JoinConstraint::Using(names)) | Some(JoinConstraint::UsingAlias(names, _)) => {
+                    for name in names {
+                        if let Some(ident) = name.0.last().and_then(|p| p.as_ident()) {
+                            self.column(&[], ident, scope)?;
+                        }
+                    }
+                }
+                Some(JoinConstraint::Natural) => {
+                    // NATURAL joins on every shared column: refuse when a protected column may
+                    // be among them.
+                    if self.ctx.access.has_column_rules()
+                        && scope.sources.iter().any(|s| match &s.kind {
+                            SourceKind::Table(t) => !t.protected.is_empty(),
+                            SourceKind::Derived(_) => false,
+                        })
+                    {
+                        return Err(refuse(
+                            ErrorCode::ColumnNotAllowed,
+                            "NATURAL JOIN over a table with protected columns".into(),
+                            "use JOIN ... ON with the columns you need",
+                            span_location(join.relation.span()),
+                        ));
+                    }
+                }
+                Some(JoinConstraint::None) | None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks one FROM item and returns the source it adds to the scope.
+    fn table_factor(
+        &mut self,
+        factor: &TableFactor,
+        scope: &Scope<'_>,
+    ) -> Result<Vec<Source>, GuardError> {
+        self.counts.table_factors += 1;
+        let location = span_location(factor.span());
+        match factor {
+            TableFactor::Table {
+                name,
+                alias,
+                args,
+                with_hints,
+                version,
+                with_ordinality: _,
+                partitions: _,
+                json_path,
+                sample,
+                index_directives: _,
+                inheritance: _,
+            } => {
+                if !with_hints.is_empty() {
+                    return Err(refuse(
+                        ErrorCode::LockingClause,
+                        format!("table hints `WITH ({})` may take locks", join_display(with_hints)),
+                        "remove the WITH (...) table hint",
+                        location,
+                    ));
+                }
+                self.exprs(version, scope)?;
+                self.exprs(json_path, scope)?;
+                self.exprs(sample, scope)?;
+                let alias_name = alias.as_ref().map(|a| fold_ident(&a.name, self.dialect()));
+                if let Some(args) = args {
+                    // A table function written as `name(args)`.
+                    self.function_name(name, location)?;
+                    self.exprs(&args.args, scope)?;
+                    self.exprs(&args.settings, scope)?;
+                    return Ok(vec![Source {
+                        alias: alias_name,
+                        kind: SourceKind::Derived(alias_columns(alias.as_ref(), self.dialect())),
+                    }]);
+                }
+                let mut source = self.relation(name, alias_name, scope)?;
+                if let (Some(a), SourceKind::Derived(_)) = (alias, &source.kind) {
+                    if !a.columns.is_empty() {
+                        source.kind = SourceKind::Derived(alias_columns(Some(a), self.dialect()));
+                    }
+                }
+                Ok(vec![source])
+            }
+            TableFactor::Derived {
+                lateral: _,
+                subquery,
+                alias,
+                sample,
+            } => {
+                self.exprs(sample, scope)?;
+                let columns = self.query(subquery, Some(scope))?;
+                let columns = alias_columns(alias.as_ref(), self.dialect()).or(columns);
+                Ok(vec![Source {
+                    alias: alias.as_ref().map(|a| fold_ident(&a.name, self.dialect())),
+                    kind: SourceKind::Derived(columns),
+                }])
+            }
+            TableFactor::TableFunction { expr, alias } => {
+                self.exprs(expr, scope)?;
+                Ok(vec![derived(alias.as_ref(), self.dialect())])
+            }
+            TableFactor::Function {
+                lateral: _,
+                name,
+                args,
+                with_ordinality: _,
+                alias,
+            } => {
+                self.function_name(name, location)?;
+                self.exprs(args, scope)?;
+                Ok(vec![derived(alias.as_ref(), self.dialect())])
+            }
+            TableFactor::UNNEST {
+                alias, array_exprs, ..
+            } => {
+                self.exprs(array_exprs, scope)?;
+                Ok(vec![derived(alias.as_ref(), self.dialect())])
+            }
+            TableFactor::JsonTable {
+                json_expr,
+                alias,
+                columns,
+                ..
+            } => {
+                self.exprs(json_expr, scope)?;
+                self.exprs(columns, scope)?;
+                Ok(vec![derived(alias.as_ref(), self.dialect())])
+            }
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
+                let mut inner = Scope::child(scope.parent);
+                inner.sources = scope.sources.clone();
+                let before = inner.sources.len();
+                self.table_with_joins(table_with_joins, &mut inner)?;
+                let added: Vec<Source> = inner.sources.split_off(before);
+                match alias {
+                    // An aliased join hides its members' names behind the alias.
+                    Some(a) => {
+                        // The alias would hide the members' protected columns from `*` and
+                        // `alias.column` checks: refuse that combination.
+                        if added.iter().any(|m| matches!(&m.kind, SourceKind::Table(t) if !t.protected.is_empty())) {
+                            return Err(unsupported(
+                                "an aliased parenthesised join over a table with protected columns",
+                                location,
+                            ));
+                        }
+                        Ok(vec![Source {
+                            alias: Some(fold_ident(&a.name, self.dialect())),
+                            kind: SourceKind::Derived(alias_columns(Some(a), self.dialect())),
+                        }])
+                    }
+                    None => {
+                        // Members stay visible by their own names.
+                        Ok(added)
+                    }
+                }
+            }
+            TableFactor::OpenJsonTable { .. }
+            | TableFactor::Pivot { .. }
+            | TableFactor::Unpivot { .. }
+            | TableFactor::UnpivotExpr { .. }
+            | TableFactor::MatchRecognize { .. }
+            | TableFactor::XmlTable { .. }
+            | TableFactor::SemanticView { .. } => Err(unsupported(
+                "PIVOT, UNPIVOT, MATCH_RECOGNIZE, XMLTABLE, OPENJSON and semantic views are not supported",
+                location,
+            )),
+        }
+    }
+}
+
+impl<'c, 'a> Walker<'c, 'a> {
+    /// Walks every expression under `node` in `scope`.
+    fn exprs<T: Visit>(&mut self, node: &T, scope: &Scope<'_>) -> Result<(), GuardError> {
+        let mut visitor = ExprVisitor {
+            walker: self,
+            scope,
+            skip_depth: 0,
+            skip_exprs: HashSet::new(),
+            error: None,
+        };
+        let _ = node.visit(&mut visitor);
+        match visitor.error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Resolves a relation in FROM: a CTE in scope, or a table checked against the policy.
+    fn relation(
+        &mut self,
+        name: &ObjectName,
+        alias: Option<String>,
+        scope: &Scope<'_>,
+    ) -> Result<Source, GuardError> {
+        let location = span_location(name.span());
+        let string_literal = name
+            .0
+            .iter()
+            .any(|p| p.as_ident().is_some_and(|i| i.quote_style == Some('\'')));
+        if string_literal {
+            return Err(refuse(
+                ErrorCode::TableNotAllowed,
+                format!("{name} is a file path or URL, not a table"),
+                "read from a table by name",
+                location,
+            ));
+        }
+        let Some(parts) = fold_object_name(name, self.dialect()) else {
+            return Err(unsupported("a computed table name", location));
+        };
+        if let [single] = parts.as_slice() {
+            if let Some(columns) = scope.find_cte(single) {
+                return Ok(Source {
+                    alias: Some(alias.unwrap_or_else(|| single.clone())),
+                    kind: SourceKind::Derived(columns.clone()),
+                });
+            }
+        }
+        match self.ctx.access.resolve(&parts) {
+            Ok(table) => {
+                self.analysis.tables.insert(table.display.clone());
+                Ok(Source {
+                    alias,
+                    kind: SourceKind::Table(table),
+                })
+            }
+            Err(TableRefusal::SystemCatalog) => Err(refuse(
+                ErrorCode::SystemCatalog,
+                format!("`{name}` is a system catalog"),
+                "query the application's tables; system catalogs are not open to queries",
+                location,
+            )),
+            Err(TableRefusal::NotAllowed(suggestion)) => Err(refuse(
+                ErrorCode::TableNotAllowed,
+                format!("table `{name}` is not allowed by the policy"),
+                &match suggestion {
+                    Some(s) => format!("use an allowed table such as `{s}`"),
+                    None => "use a table the policy allows".to_string(),
+                },
+                location,
+            )),
+            Err(TableRefusal::Unknown(suggestion)) => Err(refuse(
+                ErrorCode::UnknownTable,
+                format!("table `{name}` does not exist"),
+                &match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "check the table name; list_tables shows what exists".to_string(),
+                },
+                location,
+            )),
+        }
+    }
+
+    /// `*` (over the current SELECT's sources) or `qualifier.*`.
+    fn star(
+        &mut self,
+        qualifier: Option<&ObjectName>,
+        scope: &Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let sources: Vec<&Source> = match qualifier {
+            None => scope.sources.iter().collect(),
+            Some(name) => {
+                let Some(q) = fold_object_name(name, self.dialect()) else {
+                    return Err(unsupported("a computed qualifier", location));
+                };
+                scope
+                    .levels()
+                    .flat_map(|l| l.sources.iter())
+                    .filter(|s| s.is_named(&q))
+                    .take(1)
+                    .collect()
+            }
+        };
+        for source in sources {
+            let SourceKind::Table(table) = &source.kind else {
+                continue;
+            };
+            if !table.protected.is_empty() {
+                return Err(match &table.columns {
+                    Some(columns) => {
+                        let open: Vec<&str> = columns
+                            .iter()
+                            .filter(|c| !table.protected.contains(c))
+                            .map(String::as_str)
+                            .collect();
+                        refuse(
+                            ErrorCode::ColumnNotAllowed,
+                            format!("`*` over `{}` includes a protected column", table.display),
+                            &format!("list the columns you need: {}", open.join(", ")),
+                            location,
+                        )
+                    }
+                    None => refuse(
+                        ErrorCode::StarOnRestrictedTable,
+                        format!("`*` over `{}`, which has protected columns", table.display),
+                        "list the columns you need",
+                        location,
+                    ),
+                });
+            }
+            if let Some(columns) = &table.columns {
+                for c in columns {
+                    self.analysis
+                        .columns
+                        .insert(format!("{}.{c}", table.display));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A column reference, `qualifier.column` or a bare `column`.
+    fn column(
+        &mut self,
+        qualifier: &[Ident],
+        column: &Ident,
+        scope: &Scope<'_>,
+    ) -> Result<(), GuardError> {
+        let access = self.ctx.access;
+        if !access.has_column_rules() && !access.has_catalog() {
+            return Ok(());
+        }
+        let location = span_location(column.span);
+        let name = fold_ident(column, self.dialect());
+        if !qualifier.is_empty() {
+            let q: Vec<String> = qualifier
+                .iter()
+                .map(|i| fold_ident(i, self.dialect()))
+                .collect();
+            let found = scope
+                .levels()
+                .flat_map(|l| l.sources.iter())
+                .find(|s| s.is_named(&q))
+                .cloned();
+            if let Some(source) = found {
+                return self.bound(&source, &name, location);
+            }
+            // Not a source: a composite value's field (`c.f`) or a name the database will reject.
+            if let Some(first) = qualifier.first() {
+                self.column(&[], first, scope)?;
+            }
+            return self.conservative(&name, scope, location);
+        }
+        for level in scope.levels() {
+            let bound = level
+                .sources
+                .iter()
+                .find(|s| s.known_columns().is_some_and(|c| c.contains(&name)))
+                .cloned();
+            if let Some(source) = bound {
+                return self.bound(&source, &name, location);
+            }
+            if level.aliases.contains(&name) {
+                return Ok(());
+            }
+        }
+        // A bare table name or alias is a whole-row reference (`SELECT c FROM customer c`).
+        let whole_row = scope
+            .levels()
+            .flat_map(|l| l.sources.iter())
+            .find(|s| s.is_named(std::slice::from_ref(&name)))
+            .cloned();
+        if let Some(source) = whole_row {
+            if let SourceKind::Table(t) = &source.kind {
+                if !t.protected.is_empty() {
+                    return Err(refuse(
+                        ErrorCode::ColumnNotAllowed,
+                        format!("`{name}` is a whole-row reference to `{}`, which has protected columns", t.display),
+                        "list the columns you need",
+                        location,
+                    ));
+                }
+            }
+            return Ok(());
+        }
+        self.conservative(&name, scope, location)?;
+        // With a catalog and every source known, an unbound name does not exist.
+        let all: Vec<&Source> = scope.levels().flat_map(|l| l.sources.iter()).collect();
+        if access.has_catalog()
+            && !all.is_empty()
+            && all.iter().all(|s| s.known_columns().is_some())
+        {
+            let visible: Vec<&str> = all
+                .iter()
+                .flat_map(|s| {
+                    let protected: &[String] = match &s.kind {
+                        SourceKind::Table(t) => &t.protected,
+                        SourceKind::Derived(_) => &[],
+                    };
+                    s.known_columns()
+                        .unwrap_or_default()
+                        .iter()
+                        .filter(move |c| !protected.contains(c))
+                        .map(String::as_str)
+                })
+                .collect();
+            return Err(unknown_column(
+                &name,
+                None,
+                closest(&name, visible),
+                location,
+            ));
+        }
+        Ok(())
+    }
+
+    /// A column bound to a source: protected or unknown columns are refused.
+    fn bound(
+        &mut self,
+        source: &Source,
+        name: &str,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let SourceKind::Table(table) = &source.kind else {
+            return Ok(());
+        };
+        if table.protected.iter().any(|p| p == name) {
+            return Err(refuse(
+                ErrorCode::ColumnNotAllowed,
+                format!(
+                    "column `{}.{name}` is protected by the policy",
+                    table.display
+                ),
+                "remove the protected column from the query",
+                location,
+            ));
+        }
+        if let Some(columns) = &table.columns {
+            if !columns.iter().any(|c| c == name) {
+                let open = columns
+                    .iter()
+                    .filter(|c| !table.protected.contains(c))
+                    .map(String::as_str);
+                return Err(unknown_column(
+                    name,
+                    Some(&table.display),
+                    closest(name, open),
+                    location,
+                ));
+            }
+            self.analysis
+                .columns
+                .insert(format!("{}.{name}", table.display));
+        }
+        Ok(())
+    }
+
+    /// Refuses a name that any table in scope protects, when it cannot be bound for sure.
+    fn conservative(
+        &self,
+        name: &str,
+        scope: &Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        if !self.ctx.access.is_protected_anywhere(name) {
+            return Ok(());
+        }
+        for source in scope.levels().flat_map(|l| l.sources.iter()) {
+            if let SourceKind::Table(t) = &source.kind {
+                if t.protected.iter().any(|p| p == name) {
+                    return Err(refuse(
+                        ErrorCode::ColumnNotAllowed,
+                        format!(
+                            "`{name}` may refer to the protected column `{}.{name}`",
+                            t.display
+                        ),
+                        "remove the protected column from the query",
+                        location,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a function name against the function policy and records it.
+    fn function_name(
+        &mut self,
+        name: &ObjectName,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let Some(parts) = fold_object_name(name, self.dialect()) else {
+            return Err(unsupported("a computed function name", location));
+        };
+        let display = parts
+            .iter()
+            .map(|p| p.to_lowercase())
+            .collect::<Vec<_>>()
+            .join(".");
+        match self.ctx.functions.check(&parts) {
+            Ok(()) => {
+                self.analysis.functions.insert(display);
+                Ok(())
+            }
+            Err(refusal) => {
+                let hint = match refusal {
+                    FunctionRefusal::Denied => format!(
+                        "remove `{display}`: it is denied (it can reach files, the network, locks or the server); an operator may allow it with functions.allow"
+                    ),
+                    FunctionRefusal::NotAllowlisted => match self.ctx.functions.suggest(&display) {
+                        Some(s) if s != display => format!(
+                            "did you mean `{s}`? Otherwise remove `{display}`, or add it to the policy's functions.allow"
+                        ),
+                        _ => format!(
+                            "remove `{display}`, or add it to the policy's functions.allow if it has no side effects"
+                        ),
+                    },
+                };
+                Err(refuse(
+                    ErrorCode::FunctionNotAllowed,
+                    format!("function `{display}` is not allowed"),
+                    &hint,
+                    location,
+                ))
+            }
+        }
+    }
+
+    fn function(&mut self, function: &Function, scope: &Scope<'_>) -> Result<(), GuardError> {
+        self.counts.function_calls += 1;
+        let location = span_location(function.name.span());
+        self.function_name(&function.name, location)?;
+        if let FunctionArguments::List(list) = &function.args {
+            for arg in &list.args {
+                let arg_expr = match arg {
+                    FunctionArg::Named { arg, .. }
+                    | FunctionArg::ExprNamed { arg, .. }
+                    | FunctionArg::Unnamed(arg) => arg,
+                };
+                if let FunctionArgExpr::QualifiedWildcard(name) = arg_expr {
+                    self.star(Some(name), scope, location)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn unknown_column(
+    name: &str,
+    table: Option<&str>,
+    suggestion: Option<&str>,
+    location: Option<Location>,
+) -> GuardError {
+    let message = match table {
+        Some(t) => format!("column `{name}` does not exist in `{t}`"),
+        None => format!("column `{name}` does not exist in the tables of this query"),
+    };
+    let hint = match suggestion {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => "check the column name; describe_table lists the columns".to_string(),
+    };
+    refuse(ErrorCode::UnknownColumn, message, &hint, location)
+}
+
+/// The derived visitor over expressions, handing nested queries back to the scope walker.
+struct ExprVisitor<'w, 'c, 'a, 's, 'p> {
+    walker: &'w mut Walker<'c, 'a>,
+    scope: &'s Scope<'p>,
+    /// Depth inside a nested query already checked by the walker.
+    skip_depth: usize,
+    /// Expressions already handled as part of their parent (field names, composite roots).
+    skip_exprs: HashSet<*const Expr>,
+    error: Option<GuardError>,
+}
+
+impl ExprVisitor<'_, '_, '_, '_, '_> {
+    fn fail(&mut self, result: Result<(), GuardError>) -> ControlFlow<()> {
+        match result {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.error = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+}
+
+impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+        if self.skip_depth == 0 {
+            let result = self.walker.query(query, Some(self.scope)).map(|_| ());
+            self.fail(result)?;
+        }
+        self.skip_depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+        self.skip_depth = self.skip_depth.saturating_sub(1);
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+        if self.skip_depth == 0 {
+            return self.fail(Err(unsupported(
+                "a table reference outside FROM",
+                span_location(factor.span()),
+            )));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_statement(&mut self, statement: &Statement) -> ControlFlow<()> {
+        if self.skip_depth == 0 {
+            return self.fail(Err(refuse(
+                ErrorCode::DataModifyingCte,
+                format!(
+                    "a statement ({}) is nested inside the query",
+                    statement_keyword(statement)
+                ),
+                "remove the nested statement; only reads may run",
+                span_location(statement.span()),
+            )));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if self.skip_depth > 0 || self.skip_exprs.contains(&(expr as *const Expr)) {
+            return ControlFlow::Continue(());
+        }
+        let scope = self.scope;
+        let result = match expr {
+            Expr::Identifier(ident) => self.walker.column(&[], ident, scope),
+            Expr::CompoundIdentifier(idents) => match idents.split_last() {
+                Some((column, qualifier)) => self.walker.column(qualifier, column, scope),
+                None => Ok(()),
+            },
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                // Field names after a dot are not columns of the scope.
+                for access in access_chain {
+                    if let AccessExpr::Dot(field) = access {
+                        self.skip_exprs.insert(field as *const Expr);
+                    }
+                }
+                let root_idents: Option<Vec<Ident>> = match root.as_ref() {
+                    Expr::Identifier(i) => Some(vec![i.clone()]),
+                    Expr::CompoundIdentifier(v) => Some(v.clone()),
+                    Expr::Nested(inner) => match inner.as_ref() {
+                        Expr::Identifier(i) => {
+                            self.skip_exprs.insert(inner.as_ref() as *const Expr);
+                            Some(vec![i.clone()])
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match (root_idents, access_chain.first()) {
+                    (Some(idents), Some(AccessExpr::Dot(Expr::Identifier(field)))) => {
+                        self.skip_exprs.insert(root.as_ref() as *const Expr);
+                        self.walker.column(&idents, field, scope)
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Expr::Function(function) => self.walker.function(function, scope),
+            Expr::QualifiedWildcard(name, _) => {
+                let location = span_location(name.span());
+                self.walker.star(Some(name), scope, location)
+            }
+            Expr::Wildcard(_) => self.walker.star(None, scope, span_location(expr.span())),
+            Expr::Value(v) if matches!(v.value, Value::Placeholder(_)) => Ok(()),
+            _ => Ok(()),
+        };
+        self.fail(result)
+    }
+}
+
+/// Output names of a projection, or `None` when a wildcard makes them unknown.
+fn output_columns(projection: &[SelectItem], dialect: Dialect) -> Option<Vec<String>> {
+    projection
+        .iter()
+        .map(|item| match item {
+            SelectItem::ExprWithAlias { alias, .. } => Some(fold_ident(alias, dialect)),
+            SelectItem::UnnamedExpr(Expr::Identifier(i)) => Some(fold_ident(i, dialect)),
+            SelectItem::UnnamedExpr(Expr::CompoundIdentifier(v)) => {
+                v.last().map(|i| fold_ident(i, dialect))
+            }
+            SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAliases { .. } => Some(String::new()),
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => None,
+        })
+        .collect()
+}
+
+fn alias_columns(
+    alias: Option<&sqlparser::ast::TableAlias>,
+    dialect: Dialect,
+) -> Option<Vec<String>> {
+    let alias = alias?;
+    (!alias.columns.is_empty()).then(|| {
+        alias
+            .columns
+            .iter()
+            .map(|c| fold_ident(&c.name, dialect))
+            .collect()
+    })
+}
+
+fn derived(alias: Option<&sqlparser::ast::TableAlias>, dialect: Dialect) -> Source {
+    Source {
+        alias: alias.map(|a| fold_ident(&a.name, dialect)),
+        kind: SourceKind::Derived(alias_columns(alias, dialect)),
+    }
+}
+
+fn join_display(exprs: &[Expr]) -> String {
+    exprs
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The leading keyword of a statement, for messages.
+pub fn statement_keyword(statement: &Statement) -> String {
+    let text = statement.to_string();
+    text.split_whitespace()
+        .next()
+        .unwrap_or("statement")
+        .to_uppercase()
+}

@@ -1,0 +1,134 @@
+//! The verdict: what the guard answers for one payload, in the one JSON shape every layer shares.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::class::QueryClass;
+use crate::error::GuardError;
+
+/// What happened to the row cap on the outermost query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitAction {
+    /// No limit was present; the cap was added.
+    Injected,
+    /// A larger literal limit (or `LIMIT ALL`) was lowered to the cap.
+    Clamped,
+    /// A literal limit at or below the cap was kept as written.
+    Kept,
+    /// No cap applies (the policy has none).
+    None,
+}
+
+/// The row cap as applied to an approved query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LimitInfo {
+    /// What the guard did.
+    pub action: LimitAction,
+    /// The limit in force in `sql` (`None` when there is none).
+    pub value: Option<u64>,
+    /// The literal limit the caller wrote, if any.
+    pub original: Option<u64>,
+}
+
+/// An approved query: run `sql`, never the text that was submitted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Approved {
+    /// SQL regenerated from the checked tree, row cap applied. Execute this.
+    pub sql: String,
+    /// Class of the statement (always `select` for an approved query).
+    pub query_class: QueryClass,
+    /// Number of statements in the payload (always 1 when approved).
+    pub statement_count: usize,
+    /// Tables the query reads, as written (normalised to the dialect's folding), sorted.
+    pub tables: Vec<String>,
+    /// Columns the query reads, `table.column`, when a catalog resolved them; sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
+    /// Functions the query calls (lower-cased, schema-qualified when written so), sorted.
+    pub functions: Vec<String>,
+    /// What the row cap did.
+    pub limit: LimitInfo,
+}
+
+/// A refusal: the class the payload really is and why it may not run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, thiserror::Error)]
+#[error("{error}")]
+pub struct Rejection {
+    /// Most privileged class among the payload's statements (`unknown` when it did not parse).
+    pub query_class: QueryClass,
+    /// Number of statements found (0 when the text did not get that far).
+    pub statement_count: usize,
+    /// Why it was refused.
+    pub error: GuardError,
+}
+
+/// The verdict in DESIGN's JSON shape: `allowed` plus either the approved fields or `error`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Verdict {
+    /// True when the payload may run (as `sql`).
+    pub allowed: bool,
+    /// The SQL to execute (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<String>,
+    /// Most privileged class among the payload's statements.
+    pub query_class: QueryClass,
+    /// Number of statements in the payload.
+    pub statement_count: usize,
+    /// Tables read (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<Vec<String>>,
+    /// Columns read, when a catalog resolved them (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<String>>,
+    /// Functions called (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions: Option<Vec<String>>,
+    /// Row cap outcome (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<LimitInfo>,
+    /// Why the payload was refused (refused only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<GuardError>,
+}
+
+impl From<Result<Approved, Rejection>> for Verdict {
+    fn from(result: Result<Approved, Rejection>) -> Self {
+        match result {
+            Ok(a) => Verdict {
+                allowed: true,
+                sql: Some(a.sql),
+                query_class: a.query_class,
+                statement_count: a.statement_count,
+                tables: Some(a.tables),
+                columns: if a.columns.is_empty() {
+                    None
+                } else {
+                    Some(a.columns)
+                },
+                functions: Some(a.functions),
+                limit: Some(a.limit),
+                error: None,
+            },
+            Err(r) => Verdict {
+                allowed: false,
+                sql: None,
+                query_class: r.query_class,
+                statement_count: r.statement_count,
+                tables: None,
+                columns: None,
+                functions: None,
+                limit: None,
+                error: Some(r.error),
+            },
+        }
+    }
+}
+
+impl Verdict {
+    /// The verdict as a JSON string (DESIGN's shape).
+    pub fn to_json(&self) -> String {
+        // Serialising plain owned data into a String cannot fail.
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+}

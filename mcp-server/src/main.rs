@@ -1,0 +1,2 @@
+//! `sqlgate-mcp`: placeholder, replaced by the command line.
+fn main() {}
