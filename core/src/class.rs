@@ -70,7 +70,9 @@ pub fn classify(sql: &str, dialect: Dialect) -> QueryClass {
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{CopySource, CopyTarget, MergeAction, Select, Statement, Visit, Visitor};
+use sqlparser::ast::{
+    CopySource, CopyTarget, MergeAction, ObjectType, Select, Statement, Visit, Visitor,
+};
 
 /// The class of one statement, looking inside it: a data-modifying CTE, `EXPLAIN ANALYZE DELETE`,
 /// `PREPARE p AS DELETE`, `SELECT ... INTO` and `CREATE TABLE AS` all count.
@@ -179,6 +181,11 @@ fn base_class(statement: &Statement) -> QueryClass {
         },
 
         S::Delete(_) | S::Truncate(_) => MutationDelete,
+
+        S::Drop {
+            object_type: ObjectType::Role | ObjectType::User,
+            ..
+        } => Admin,
 
         S::CreateView(_)
         | S::CreateTable(_)

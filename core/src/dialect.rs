@@ -8,7 +8,20 @@ use serde::{Deserialize, Serialize};
 use sqlparser::dialect as sp;
 
 /// A SQL dialect sqlgate parses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
     /// PostgreSQL (the default).
