@@ -14,10 +14,20 @@ use crate::precheck::{check_nul, check_size, check_tokens};
 use crate::validate::{analyze, statement_keyword, Context};
 use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 
-/// Stack kept free for the pipeline of a small query, and extra stack per input byte: deep trees
-/// (long `OR` chains) recurse in printing, visiting and dropping, roughly one level per 2 bytes.
+/// Stack kept free for the pipeline, plus a budget per token: a tree is at most one level per
+/// token deep (a 50 000-term `OR` chain parses into a 50 000-deep tree), and printing, visiting
+/// and dropping it recurse once per level. Debug builds have much larger frames.
 const BASE_STACK: usize = 256 * 1024;
-const STACK_PER_BYTE: usize = 1024;
+const STACK_PER_TOKEN: usize = if cfg!(debug_assertions) { 8192 } else { 4096 };
+
+/// The stack to reserve for a pipeline pass over `tokens`.
+fn stack_for(tokens: &[sqlparser::tokenizer::TokenWithSpan]) -> usize {
+    let meaningful = tokens
+        .iter()
+        .filter(|t| !crate::parse::is_trivia(&t.token))
+        .count();
+    BASE_STACK.saturating_add(meaningful.saturating_mul(STACK_PER_TOKEN))
+}
 
 /// A compiled policy. Build it once and share it: it is `Send + Sync` and holds no mutable state.
 #[derive(Debug, Clone)]
@@ -117,14 +127,18 @@ impl Guard {
     fn run(&self, sql: &str) -> Result<Approved, Rejection> {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
-        let stack = BASE_STACK + sql.len().saturating_mul(STACK_PER_BYTE);
-        stacker::maybe_grow(stack, stack, || self.run_on_stack(sql))
+        let tokens = tokenize(sql, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
+        check_tokens(&tokens).map_err(reject(QueryClass::Unknown, 0))?;
+        let stack = stack_for(&tokens);
+        // Parsing, analysis, printing and dropping the tree all happen on this stack.
+        stacker::maybe_grow(stack, stack, || self.run_on_stack(tokens))
     }
 
-    fn run_on_stack(&self, sql: &str) -> Result<Approved, Rejection> {
+    fn run_on_stack(
+        &self,
+        tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+    ) -> Result<Approved, Rejection> {
         let dialect = self.policy.dialect;
-        let tokens = tokenize(sql, dialect).map_err(reject(QueryClass::Unknown, 0))?;
-        check_tokens(&tokens).map_err(reject(QueryClass::Unknown, 0))?;
         let (token_count, separator) = count_statements(&tokens);
         let statements = parse_tokens(tokens, dialect, self.policy.max_depth)
             .map_err(reject(QueryClass::Unknown, token_count))?;
@@ -232,23 +246,24 @@ impl Guard {
     /// The class of `sql` without any policy (see [`crate::classify`]).
     pub(crate) fn classify_only(sql: &str, dialect: Dialect) -> QueryClass {
         let guard = Guard::for_dialect(dialect);
-        let stack = BASE_STACK + sql.len().saturating_mul(STACK_PER_BYTE);
-        stacker::maybe_grow(stack, stack, || {
-            if check_nul(sql).is_err() {
-                return QueryClass::Unknown;
-            }
-            let Ok(tokens) = tokenize(sql, dialect) else {
-                return QueryClass::Unknown;
-            };
-            match parse_tokens(tokens, dialect, guard.policy.max_depth) {
+        if check_nul(sql).is_err() {
+            return QueryClass::Unknown;
+        }
+        let Ok(tokens) = tokenize(sql, dialect) else {
+            return QueryClass::Unknown;
+        };
+        stacker::maybe_grow(
+            stack_for(&tokens),
+            stack_for(&tokens),
+            || match parse_tokens(tokens, dialect, guard.policy.max_depth) {
                 Ok(statements) => statements
                     .iter()
                     .map(statement_class)
                     .max()
                     .unwrap_or(QueryClass::Unknown),
                 Err(_) => QueryClass::Unknown,
-            }
-        })
+            },
+        )
     }
 }
 
