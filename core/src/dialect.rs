@@ -137,6 +137,12 @@ impl Dialect {
         )
     }
 
+    /// True when a backslash before a quote in a standard string may be read as an escape by
+    /// the server depending on a setting (PostgreSQL's `standard_conforming_strings`).
+    pub fn backslash_quote_is_ambiguous(self) -> bool {
+        matches!(self, Dialect::Postgres | Dialect::Redshift)
+    }
+
     /// True when the dialect ships an allowlist of side-effect-free functions
     /// (others start from a denylist of known-dangerous ones).
     pub fn has_function_allowlist(self) -> bool {

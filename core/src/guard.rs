@@ -128,7 +128,7 @@ impl Guard {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
         let tokens = tokenize(sql, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
-        check_tokens(&tokens).map_err(reject(QueryClass::Unknown, 0))?;
+        check_tokens(&tokens, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.
         stacker::maybe_grow(stack, stack, || self.run_on_stack(tokens))
@@ -308,7 +308,7 @@ fn not_allowed(
     GuardError::new(
         ErrorCode::StatementNotAllowed,
         Stage::Validate,
-        format!("{keyword} is a {class} statement; only one read-only query may run"),
+        format!("{keyword} is not a read-only query (class {class}); only SELECT queries may run"),
     )
     .with_hint(hint)
     .at(location)

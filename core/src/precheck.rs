@@ -3,6 +3,7 @@
 
 use sqlparser::tokenizer::{Token, TokenWithSpan, Whitespace};
 
+use crate::dialect::Dialect;
 use crate::error::{ErrorCode, GuardError, Location, Stage};
 
 /// Refuses input over `max_sql_bytes` without looking at it further.
@@ -49,7 +50,7 @@ pub fn check_nul(sql: &str) -> Result<(), GuardError> {
 
 /// Checks every token: forbidden characters outside string literals, MySQL executable comments
 /// (`/*! ... */`, run by MySQL as SQL); returns `empty` when no token is a statement token.
-pub fn check_tokens(tokens: &[TokenWithSpan]) -> Result<(), GuardError> {
+pub fn check_tokens(tokens: &[TokenWithSpan], dialect: Dialect) -> Result<(), GuardError> {
     let mut meaningful = false;
     for t in tokens {
         let location = Some(Location {
@@ -77,6 +78,20 @@ pub fn check_tokens(tokens: &[TokenWithSpan]) -> Result<(), GuardError> {
                 reject_invisible(text, location)?;
             }
             Token::EOF | Token::SemiColon => {}
+            Token::SingleQuotedString(s)
+                if dialect.backslash_quote_is_ambiguous() && s.contains("\\'") =>
+            {
+                // `'a\''...'` is one string with standard_conforming_strings on, and a string
+                // followed by more SQL with it off: the server could read a different statement.
+                return Err(GuardError::new(
+                    ErrorCode::UnsupportedSyntax,
+                    Stage::Precheck,
+                    "a backslash before a quote in a string literal reads differently when \
+                     standard_conforming_strings is off",
+                )
+                .with_hint("write the string without a backslash before a quote, or as E'...' with escapes")
+                .at(location));
+            }
             token if is_string_literal(token) => meaningful = true,
             token => {
                 meaningful = true;
