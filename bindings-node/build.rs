@@ -1,0 +1,5 @@
+//! Links the addon the way Node expects (napi-build).
+
+fn main() {
+    napi_build::setup();
+}
