@@ -1,2 +1,15 @@
-//! `sqlgate-mcp`: placeholder, replaced by the command line.
-fn main() {}
+//! `sqlgate-mcp`: the command line entry point.
+
+use clap::Parser;
+use sqlgate_mcp::cli::{Cli, Command};
+
+fn main() {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Check(args) => sqlgate_mcp::check::run_check(&args),
+        Command::Schema { which } => sqlgate_mcp::check::run_schema(which),
+        Command::Demo => sqlgate_mcp::demo::run_demo(),
+        Command::Serve(args) => sqlgate_mcp::serve::run_serve(&args),
+    };
+    std::process::exit(code);
+}

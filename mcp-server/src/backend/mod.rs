@@ -1,0 +1,405 @@
+//! Database backends: SQLite (embedded demo or a file) and PostgreSQL (pooled).
+//!
+//! A backend only executes SQL that core approved, introspects the schema, and maps database
+//! errors to stable codes. It never decides whether SQL may run.
+
+pub mod postgres;
+pub mod sqlite;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sqlgate::{Catalog, CatalogColumn, CatalogTable, Dialect, ForeignKey};
+
+/// Execution limits for one query.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryLimits {
+    /// Row cap returned to the caller (the backend may receive one more row to detect truncation).
+    pub max_rows: Option<u64>,
+    /// Cap on the JSON size of the returned rows.
+    pub max_bytes: usize,
+    /// Statement timeout.
+    pub timeout: Duration,
+}
+
+/// A result column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResultColumn {
+    /// The key of this column in each row object (duplicates get `_2`, `_3`, ...).
+    pub name: String,
+    /// The database's type name.
+    #[serde(rename = "type")]
+    pub data_type: String,
+}
+
+/// Rows returned by a backend.
+#[derive(Debug, Clone, Default)]
+pub struct QueryResult {
+    /// Columns in order.
+    pub columns: Vec<ResultColumn>,
+    /// Rows as objects keyed by column name.
+    pub rows: Vec<Map<String, Value>>,
+    /// True when the row or byte cap cut the result.
+    pub truncated: bool,
+}
+
+/// Stable database error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DbErrorCode {
+    /// The statement ran over the timeout and was cancelled.
+    QueryTimeout,
+    /// The database could not be reached (retryable).
+    DatabaseUnavailable,
+    /// The database refused or failed the statement.
+    DatabaseError,
+}
+
+impl DbErrorCode {
+    /// The stable snake_case string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DbErrorCode::QueryTimeout => "query_timeout",
+            DbErrorCode::DatabaseUnavailable => "database_unavailable",
+            DbErrorCode::DatabaseError => "database_error",
+        }
+    }
+}
+
+/// A database error, safe to show (never contains the connection string).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbError {
+    /// Stable code.
+    pub code: DbErrorCode,
+    /// Message from the database (or ours).
+    pub message: String,
+    /// SQLSTATE, when the database sent one.
+    pub sqlstate: Option<String>,
+    /// True when the same call may succeed later.
+    pub retryable: bool,
+}
+
+impl DbError {
+    /// A new error; `database_unavailable` is retryable.
+    pub fn new(code: DbErrorCode, message: impl Into<String>) -> Self {
+        DbError {
+            code,
+            message: message.into(),
+            sqlstate: None,
+            retryable: code == DbErrorCode::DatabaseUnavailable,
+        }
+    }
+}
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for DbError {}
+
+/// A column as `describe_table` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ColumnDetail {
+    /// Column name.
+    pub name: String,
+    /// SQL type.
+    #[serde(rename = "type")]
+    pub data_type: String,
+    /// Whether NULL is allowed.
+    pub nullable: bool,
+    /// Default expression.
+    pub default: Option<String>,
+    /// Comment.
+    pub comment: Option<String>,
+    /// True when the policy protects this column (queries that reference it are refused).
+    #[serde(default)]
+    pub protected: bool,
+}
+
+/// A foreign key from this table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ForeignKeyDetail {
+    /// Columns of this table.
+    pub columns: Vec<String>,
+    /// Referenced table's schema.
+    pub referenced_schema: Option<String>,
+    /// Referenced table.
+    pub referenced_table: String,
+    /// Referenced columns.
+    pub referenced_columns: Vec<String>,
+}
+
+/// A foreign key from another table to this one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReferencedBy {
+    /// Referencing table's schema.
+    pub schema: Option<String>,
+    /// Referencing table.
+    pub table: String,
+    /// Referencing columns.
+    pub columns: Vec<String>,
+    /// Columns of this table they reference.
+    pub referenced_columns: Vec<String>,
+}
+
+/// Everything known about one table or view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TableDetail {
+    /// Schema, when the engine has one.
+    pub schema: Option<String>,
+    /// Table name.
+    pub name: String,
+    /// `table`, `view`, `materialized_view`, `foreign_table`, `partitioned_table`.
+    pub kind: String,
+    /// Estimated row count (exact for SQLite), when known.
+    pub estimated_rows: Option<i64>,
+    /// Comment.
+    pub comment: Option<String>,
+    /// Columns in order.
+    pub columns: Vec<ColumnDetail>,
+    /// Primary key columns.
+    pub primary_key: Vec<String>,
+    /// Foreign keys from this table.
+    pub foreign_keys: Vec<ForeignKeyDetail>,
+    /// Foreign keys from other tables to this one.
+    pub referenced_by: Vec<ReferencedBy>,
+}
+
+impl TableDetail {
+    /// `schema.name` or `name`.
+    pub fn qualified_name(&self) -> String {
+        match &self.schema {
+            Some(s) => format!("{s}.{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// Fills `referenced_by` of every table from the others' foreign keys.
+pub fn link_references(tables: &mut [TableDetail]) {
+    let mut refs: Vec<(usize, ReferencedBy)> = Vec::new();
+    for t in tables.iter() {
+        for fk in &t.foreign_keys {
+            let target = tables.iter().position(|o| {
+                o.name == fk.referenced_table
+                    && (fk.referenced_schema.is_none() || o.schema == fk.referenced_schema)
+            });
+            if let Some(i) = target {
+                refs.push((
+                    i,
+                    ReferencedBy {
+                        schema: t.schema.clone(),
+                        table: t.name.clone(),
+                        columns: fk.columns.clone(),
+                        referenced_columns: fk.referenced_columns.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    for (i, r) in refs {
+        if let Some(t) = tables.get_mut(i) {
+            t.referenced_by.push(r);
+        }
+    }
+}
+
+/// The core catalog for these tables (enables "did you mean" hints and `*` expansion).
+pub fn to_catalog(tables: &[TableDetail]) -> Catalog {
+    Catalog {
+        tables: tables
+            .iter()
+            .map(|t| CatalogTable {
+                schema: t.schema.clone(),
+                name: t.name.clone(),
+                kind: Some(t.kind.clone()),
+                columns: t
+                    .columns
+                    .iter()
+                    .map(|c| CatalogColumn {
+                        name: c.name.clone(),
+                        data_type: Some(c.data_type.clone()),
+                        nullable: Some(c.nullable),
+                    })
+                    .collect(),
+                primary_key: t.primary_key.clone(),
+                foreign_keys: t
+                    .foreign_keys
+                    .iter()
+                    .map(|f| ForeignKey {
+                        columns: f.columns.clone(),
+                        referenced_schema: f.referenced_schema.clone(),
+                        referenced_table: f.referenced_table.clone(),
+                        referenced_columns: f.referenced_columns.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Unique keys for result columns: a repeated name becomes `name_2`, `name_3`, ...
+pub fn unique_names(names: &[String]) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut out = Vec::with_capacity(names.len());
+    for n in names {
+        let mut candidate = n.clone();
+        let mut i = 2;
+        while seen.contains(&candidate) {
+            candidate = format!("{n}_{i}");
+            i += 1;
+        }
+        seen.insert(candidate.clone());
+        out.push(candidate);
+    }
+    out
+}
+
+/// Accumulates rows under the row and byte caps.
+#[derive(Debug)]
+pub struct Collector {
+    keys: Vec<String>,
+    limits: QueryLimits,
+    bytes: usize,
+    /// The result so far.
+    pub result: QueryResult,
+}
+
+impl Collector {
+    /// A collector for these columns (`names` and `types` in order).
+    pub fn new(names: &[String], types: Vec<String>, limits: QueryLimits) -> Self {
+        let keys = unique_names(names);
+        let columns = keys
+            .iter()
+            .zip(types)
+            .map(|(k, t)| ResultColumn {
+                name: k.clone(),
+                data_type: t,
+            })
+            .collect();
+        Collector {
+            keys,
+            limits,
+            bytes: 2,
+            result: QueryResult {
+                columns,
+                rows: Vec::new(),
+                truncated: false,
+            },
+        }
+    }
+
+    /// Adds a row; returns false when a cap was hit (stop fetching; `truncated` is set).
+    pub fn push(&mut self, values: Vec<Value>) -> bool {
+        if let Some(max) = self.limits.max_rows {
+            if self.result.rows.len() as u64 >= max {
+                self.result.truncated = true;
+                return false;
+            }
+        }
+        let mut row = Map::with_capacity(values.len());
+        for (k, v) in self.keys.iter().zip(values) {
+            row.insert(k.clone(), v);
+        }
+        let size = serde_json::to_string(&row)
+            .map(|s| s.len() + 1)
+            .unwrap_or(0);
+        if self.bytes + size > self.limits.max_bytes {
+            self.result.truncated = true;
+            return false;
+        }
+        self.bytes += size;
+        self.result.rows.push(row);
+        true
+    }
+}
+
+/// A connected database.
+pub enum Backend {
+    /// SQLite, read-only.
+    Sqlite(sqlite::SqliteBackend),
+    /// PostgreSQL, pooled.
+    Postgres(postgres::PgBackend),
+}
+
+impl Backend {
+    /// The dialect core should parse with.
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Backend::Sqlite(_) => Dialect::Sqlite,
+            Backend::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// Executes approved SQL under the limits.
+    pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+        match self {
+            Backend::Sqlite(b) => b.execute(sql, limits).await,
+            Backend::Postgres(b) => b.execute(sql, limits).await,
+        }
+    }
+
+    /// Reads tables, columns, keys and comments.
+    pub async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
+        let mut tables = match self {
+            Backend::Sqlite(b) => b.introspect().await?,
+            Backend::Postgres(b) => b.introspect().await?,
+        };
+        link_references(&mut tables);
+        Ok(tables)
+    }
+
+    /// Warnings about the connected role (PostgreSQL: it can write).
+    pub fn role_warnings(&self) -> &[String] {
+        match self {
+            Backend::Sqlite(_) => &[],
+            Backend::Postgres(b) => b.role_warnings(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_names_are_disambiguated() {
+        let names: Vec<String> = ["id", "id", "name", "id_2"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(unique_names(&names), vec!["id", "id_2", "name", "id_2_2"]);
+    }
+
+    #[test]
+    fn collector_sets_truncated_at_the_cap() {
+        let limits = QueryLimits {
+            max_rows: Some(2),
+            max_bytes: 1 << 20,
+            timeout: Duration::from_secs(1),
+        };
+        let mut c = Collector::new(&["a".into()], vec!["int".into()], limits);
+        assert!(c.push(vec![Value::from(1)]));
+        assert!(c.push(vec![Value::from(2)]));
+        assert!(!c.push(vec![Value::from(3)]));
+        assert!(c.result.truncated);
+        assert_eq!(c.result.rows.len(), 2);
+    }
+
+    #[test]
+    fn collector_byte_cap() {
+        let limits = QueryLimits {
+            max_rows: None,
+            max_bytes: 30,
+            timeout: Duration::from_secs(1),
+        };
+        let mut c = Collector::new(&["a".into()], vec!["text".into()], limits);
+        assert!(c.push(vec![Value::from("x")]));
+        assert!(!c.push(vec![Value::from("a long string that does not fit")]));
+        assert!(c.result.truncated);
+    }
+}

@@ -1,0 +1,477 @@
+//! PostgreSQL backend: a deadpool connection pool; every query runs through the extended protocol
+//! (prepare + bind, never the simple-query protocol) inside `BEGIN READ ONLY` with
+//! `SET LOCAL statement_timeout`, and is always rolled back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use futures::{pin_mut, TryStreamExt};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::NoTls;
+
+use super::{
+    Collector, ColumnDetail, DbError, DbErrorCode, ForeignKeyDetail, QueryLimits, QueryResult,
+    TableDetail,
+};
+use crate::render::{render, RawValue};
+
+/// A pooled PostgreSQL database.
+pub struct PgBackend {
+    pool: Pool,
+    warnings: Vec<String>,
+}
+
+/// How the URL asks for TLS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TlsMode {
+    None,
+    /// Encrypt, do not verify the certificate (libpq's `require`).
+    Require,
+    /// Encrypt and verify against the web PKI roots (`verify-ca` / `verify-full`).
+    Verify,
+}
+
+fn sslmode(url: &str) -> (String, TlsMode) {
+    let lower = url.to_ascii_lowercase();
+    for (needle, mode) in [
+        ("sslmode=verify-full", TlsMode::Verify),
+        ("sslmode=verify-ca", TlsMode::Verify),
+        ("sslmode=require", TlsMode::Require),
+    ] {
+        if let Some(i) = lower.find(needle) {
+            let mut fixed = url.to_string();
+            fixed.replace_range(i..i + needle.len(), "sslmode=require");
+            return (fixed, mode);
+        }
+    }
+    (url.to_string(), TlsMode::None)
+}
+
+fn slice_iter<'a>(
+    s: &'a [&'a (dyn ToSql + Sync)],
+) -> impl ExactSizeIterator<Item = &'a dyn ToSql> + 'a {
+    s.iter().map(|s| *s as _)
+}
+
+/// Maps a driver error to a stable code; never includes connection parameters.
+pub fn map_err(e: &tokio_postgres::Error) -> DbError {
+    if let Some(db) = e.as_db_error() {
+        let code = db.code();
+        let state = code.code().to_string();
+        let (kind, retryable) = if *code == SqlState::QUERY_CANCELED {
+            (DbErrorCode::QueryTimeout, false)
+        } else if state.starts_with("08")
+            || state.starts_with("53")
+            || state.starts_with("57P")
+            || *code == SqlState::CANNOT_CONNECT_NOW
+        {
+            (DbErrorCode::DatabaseUnavailable, true)
+        } else {
+            (
+                DbErrorCode::DatabaseError,
+                *code == SqlState::T_R_SERIALIZATION_FAILURE
+                    || *code == SqlState::T_R_DEADLOCK_DETECTED,
+            )
+        };
+        let mut message = db.message().to_string();
+        if let Some(detail) = db.detail() {
+            message.push_str(&format!(" ({detail})"));
+        }
+        if kind == DbErrorCode::QueryTimeout {
+            message =
+                format!("the query ran over the statement timeout and was cancelled: {message}");
+        }
+        return DbError {
+            code: kind,
+            message,
+            sqlstate: Some(state),
+            retryable,
+        };
+    }
+    DbError::new(
+        DbErrorCode::DatabaseUnavailable,
+        "the connection to the database failed",
+    )
+}
+
+fn pool_err(e: &deadpool_postgres::PoolError) -> DbError {
+    match e {
+        deadpool_postgres::PoolError::Backend(b) if b.as_db_error().is_some() => map_err(b),
+        deadpool_postgres::PoolError::Timeout(_) => DbError::new(
+            DbErrorCode::DatabaseUnavailable,
+            "no database connection became available in time",
+        ),
+        _ => DbError::new(
+            DbErrorCode::DatabaseUnavailable,
+            "cannot connect to the database",
+        ),
+    }
+}
+
+mod insecure {
+    //! A certificate verifier for `sslmode=require`: encrypted, not authenticated (as libpq).
+    use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+    use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+    use rustls::{DigitallySignedStruct, SignatureScheme};
+
+    #[derive(Debug)]
+    pub struct NoVerify(pub std::sync::Arc<rustls::crypto::CryptoProvider>);
+
+    impl ServerCertVerifier for NoVerify {
+        fn verify_server_cert(
+            &self,
+            _end_entity: &CertificateDer<'_>,
+            _intermediates: &[CertificateDer<'_>],
+            _server_name: &ServerName<'_>,
+            _ocsp_response: &[u8],
+            _now: UnixTime,
+        ) -> Result<ServerCertVerified, rustls::Error> {
+            Ok(ServerCertVerified::assertion())
+        }
+        fn verify_tls12_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            rustls::crypto::verify_tls12_signature(
+                message,
+                cert,
+                dss,
+                &self.0.signature_verification_algorithms,
+            )
+        }
+        fn verify_tls13_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            rustls::crypto::verify_tls13_signature(
+                message,
+                cert,
+                dss,
+                &self.0.signature_verification_algorithms,
+            )
+        }
+        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+            self.0.signature_verification_algorithms.supported_schemes()
+        }
+    }
+}
+
+fn tls_config(mode: TlsMode) -> rustls::ClientConfig {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .unwrap_or_else(|_| rustls::ClientConfig::builder());
+    if mode == TlsMode::Verify {
+        let roots =
+            rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        builder.with_root_certificates(roots).with_no_client_auth()
+    } else {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(insecure::NoVerify(provider)))
+            .with_no_client_auth()
+    }
+}
+
+impl PgBackend {
+    /// Connects a pool and inspects the role. Errors never contain the URL.
+    pub async fn connect(
+        url: &str,
+        pool_size: usize,
+        timeout: Duration,
+        require_read_only_role: bool,
+    ) -> Result<PgBackend, DbError> {
+        let (url, mode) = sslmode(url);
+        let config: tokio_postgres::Config = url.parse().map_err(|_| {
+            DbError::new(
+                DbErrorCode::DatabaseError,
+                "the PostgreSQL URL could not be parsed",
+            )
+        })?;
+        let mgr_config = ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        };
+        let mgr = if mode == TlsMode::None {
+            Manager::from_config(config, NoTls, mgr_config)
+        } else {
+            let tls = tokio_postgres_rustls::MakeRustlsConnect::new(tls_config(mode));
+            Manager::from_config(config, tls, mgr_config)
+        };
+        let pool = Pool::builder(mgr)
+            .max_size(pool_size)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(timeout))
+            .create_timeout(Some(Duration::from_secs(10)))
+            .recycle_timeout(Some(Duration::from_secs(5)))
+            .build()
+            .map_err(|_| DbError::new(DbErrorCode::DatabaseError, "cannot build the pool"))?;
+        let mut backend = PgBackend {
+            pool,
+            warnings: Vec::new(),
+        };
+        backend.warnings = backend.inspect_role().await?;
+        if require_read_only_role && !backend.warnings.is_empty() {
+            return Err(DbError::new(
+                DbErrorCode::DatabaseError,
+                format!(
+                    "--require-read-only-role: the database role can write: {}",
+                    backend.warnings.join("; ")
+                ),
+            ));
+        }
+        Ok(backend)
+    }
+
+    /// Warnings about what the role can do (empty for a read-only role).
+    pub fn role_warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    async fn inspect_role(&self) -> Result<Vec<String>, DbError> {
+        let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let row = client
+            .query_one(
+                "SELECT current_user::text, r.rolsuper, r.rolcreaterole, r.rolcreatedb, \
+                 has_database_privilege(current_database(), 'CREATE'), \
+                 (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                   WHERE c.relkind IN ('r','p','v','m','f') \
+                     AND n.nspname NOT IN ('pg_catalog','information_schema') AND n.nspname NOT LIKE 'pg_toast%' \
+                     AND (has_table_privilege(c.oid, 'INSERT') OR has_table_privilege(c.oid, 'UPDATE') \
+                       OR has_table_privilege(c.oid, 'DELETE') OR has_table_privilege(c.oid, 'TRUNCATE'))), \
+                 (SELECT count(*) FROM pg_namespace n WHERE n.nspname NOT LIKE 'pg\\_%' \
+                     AND n.nspname <> 'information_schema' AND has_schema_privilege(n.oid, 'CREATE')) \
+                 FROM pg_roles r WHERE r.rolname = current_user",
+                &[],
+            )
+            .await
+            .map_err(|e| map_err(&e))?;
+        let user: String = row.try_get(0).unwrap_or_default();
+        let mut w = Vec::new();
+        if row.try_get::<_, bool>(1).unwrap_or(true) {
+            w.push(format!("role `{user}` is a superuser"));
+        }
+        if row.try_get::<_, bool>(2).unwrap_or(false) {
+            w.push(format!("role `{user}` can create roles"));
+        }
+        if row.try_get::<_, bool>(3).unwrap_or(false) {
+            w.push(format!("role `{user}` can create databases"));
+        }
+        if row.try_get::<_, bool>(4).unwrap_or(false) {
+            w.push(format!("role `{user}` can create schemas in this database"));
+        }
+        let tables: i64 = row.try_get(5).unwrap_or(0);
+        if tables > 0 {
+            w.push(format!(
+                "role `{user}` has INSERT/UPDATE/DELETE/TRUNCATE on {tables} tables"
+            ));
+        }
+        let schemas: i64 = row.try_get(6).unwrap_or(0);
+        if schemas > 0 {
+            w.push(format!("role `{user}` has CREATE on {schemas} schemas"));
+        }
+        Ok(w)
+    }
+
+    /// Executes approved SQL: read-only transaction, local timeout, capped fetch, rollback.
+    pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+        let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let guard_time = limits.timeout + Duration::from_secs(5);
+        let work = async {
+            if let Err(e) = client.execute("BEGIN READ ONLY", &[]).await {
+                return (Err(map_err(&e)), false);
+            }
+            let ms = limits.timeout.as_millis().max(1).to_string();
+            let result = async {
+                client
+                    .query("SELECT set_config('statement_timeout', $1, true)", &[&ms])
+                    .await
+                    .map_err(|e| map_err(&e))?;
+                let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
+                let names: Vec<String> = stmt
+                    .columns()
+                    .iter()
+                    .map(|c| c.name().to_string())
+                    .collect();
+                let types: Vec<tokio_postgres::types::Type> =
+                    stmt.columns().iter().map(|c| c.type_().clone()).collect();
+                let mut collector = Collector::new(
+                    &names,
+                    types.iter().map(|t| t.name().to_string()).collect(),
+                    limits,
+                );
+                let stream = client
+                    .query_raw(&stmt, slice_iter(&[]))
+                    .await
+                    .map_err(|e| map_err(&e))?;
+                pin_mut!(stream);
+                while let Some(row) = stream.try_next().await.map_err(|e| map_err(&e))? {
+                    let mut values = Vec::with_capacity(types.len());
+                    for (i, ty) in types.iter().enumerate() {
+                        let raw = row.try_get::<_, RawValue>(i).map(|r| r.raw).unwrap_or(None);
+                        values.push(render(ty, raw));
+                    }
+                    if !collector.push(values) {
+                        break;
+                    }
+                }
+                Ok::<QueryResult, DbError>(collector.result)
+            }
+            .await;
+            // Always roll back; a failed rollback means the connection cannot be trusted.
+            let rolled_back = client.execute("ROLLBACK", &[]).await.is_ok();
+            (result, rolled_back)
+        };
+        match tokio::time::timeout(guard_time, work).await {
+            Ok((result, true)) => result,
+            Ok((result, false)) => {
+                let _ = deadpool_postgres::Object::take(client);
+                result
+            }
+            Err(_) => {
+                let token = client.cancel_token();
+                let _ = deadpool_postgres::Object::take(client);
+                let _ = token.cancel_query(NoTls).await;
+                Err(DbError::new(
+                    DbErrorCode::QueryTimeout,
+                    "the query ran over the statement timeout and was cancelled",
+                ))
+            }
+        }
+    }
+
+    /// Reads user tables and views the role may select, with columns, keys and comments.
+    pub async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
+        let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let filter = "c.relkind IN ('r','p','v','m','f') \
+            AND n.nspname NOT IN ('pg_catalog','information_schema') \
+            AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%' \
+            AND has_table_privilege(c.oid, 'SELECT')";
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT c.oid, n.nspname::text, c.relname::text, c.relkind::text, \
+                     c.reltuples::float8, obj_description(c.oid, 'pg_class') \
+                     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE {filter} ORDER BY 2, 3"
+                ),
+                &[],
+            )
+            .await
+            .map_err(|e| map_err(&e))?;
+        let mut oids: Vec<u32> = Vec::new();
+        let mut tables: Vec<TableDetail> = Vec::new();
+        for r in rows {
+            let kind: String = r.try_get(3).unwrap_or_default();
+            let reltuples: f64 = r.try_get(4).unwrap_or(-1.0);
+            oids.push(r.try_get(0).unwrap_or(0));
+            tables.push(TableDetail {
+                schema: r.try_get(1).ok(),
+                name: r.try_get(2).unwrap_or_default(),
+                kind: match kind.as_str() {
+                    "r" => "table",
+                    "p" => "partitioned_table",
+                    "v" => "view",
+                    "m" => "materialized_view",
+                    "f" => "foreign_table",
+                    _ => "relation",
+                }
+                .to_string(),
+                estimated_rows: (reltuples >= 0.0).then_some(reltuples as i64),
+                comment: r.try_get(5).ok().flatten(),
+                columns: Vec::new(),
+                primary_key: Vec::new(),
+                foreign_keys: Vec::new(),
+                referenced_by: Vec::new(),
+            });
+        }
+        let index = |oid: u32| oids.iter().position(|o| *o == oid);
+        let cols = client
+            .query(
+                &format!(
+                    "SELECT a.attrelid, a.attname::text, format_type(a.atttypid, a.atttypmod), \
+                     NOT a.attnotnull, pg_get_expr(d.adbin, d.adrelid), col_description(a.attrelid, a.attnum) \
+                     FROM pg_attribute a \
+                     JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
+                     WHERE a.attnum > 0 AND NOT a.attisdropped AND {filter} \
+                     ORDER BY a.attrelid, a.attnum"
+                ),
+                &[],
+            )
+            .await
+            .map_err(|e| map_err(&e))?;
+        for r in cols {
+            if let Some(t) = index(r.try_get(0).unwrap_or(0)).and_then(|i| tables.get_mut(i)) {
+                t.columns.push(ColumnDetail {
+                    name: r.try_get(1).unwrap_or_default(),
+                    data_type: r.try_get(2).unwrap_or_default(),
+                    nullable: r.try_get(3).unwrap_or(true),
+                    default: r.try_get(4).ok().flatten(),
+                    comment: r.try_get(5).ok().flatten(),
+                    protected: false,
+                });
+            }
+        }
+        let cons = client
+            .query(
+                "SELECT con.conrelid, con.contype::text, \
+                 ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(num, ord) \
+                       JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num ORDER BY k.ord), \
+                 fn.nspname::text, fc.relname::text, \
+                 ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY k(num, ord) \
+                       JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num ORDER BY k.ord) \
+                 FROM pg_constraint con \
+                 LEFT JOIN pg_class fc ON fc.oid = con.confrelid \
+                 LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace \
+                 WHERE con.contype IN ('p', 'f') ORDER BY con.conrelid, con.conname",
+                &[],
+            )
+            .await
+            .map_err(|e| map_err(&e))?;
+        for r in cons {
+            let Some(t) = index(r.try_get(0).unwrap_or(0)).and_then(|i| tables.get_mut(i)) else {
+                continue;
+            };
+            let kind: String = r.try_get(1).unwrap_or_default();
+            let columns: Vec<String> = r.try_get(2).unwrap_or_default();
+            if kind == "p" {
+                t.primary_key = columns;
+            } else {
+                t.foreign_keys.push(ForeignKeyDetail {
+                    columns,
+                    referenced_schema: r.try_get(3).ok().flatten(),
+                    referenced_table: r
+                        .try_get::<_, Option<String>>(4)
+                        .ok()
+                        .flatten()
+                        .unwrap_or_default(),
+                    referenced_columns: r.try_get(5).unwrap_or_default(),
+                });
+            }
+        }
+        Ok(tables)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sslmodes() {
+        assert_eq!(sslmode("postgres://h/db").1, TlsMode::None);
+        assert_eq!(
+            sslmode("postgres://h/db?sslmode=require").1,
+            TlsMode::Require
+        );
+        let (u, m) = sslmode("postgres://h/db?sslmode=verify-full");
+        assert_eq!(m, TlsMode::Verify);
+        assert!(u.ends_with("sslmode=require"));
+    }
+}

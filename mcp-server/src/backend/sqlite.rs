@@ -1,0 +1,249 @@
+//! SQLite backend: the file is opened read-only (`mode=ro`) with `PRAGMA query_only`, one
+//! connection per query on a blocking thread, interrupted when the timeout passes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use base64::Engine;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use serde_json::Value;
+
+use super::{
+    Collector, ColumnDetail, DbError, DbErrorCode, ForeignKeyDetail, QueryLimits, QueryResult,
+    TableDetail,
+};
+
+/// A read-only SQLite database.
+pub struct SqliteBackend {
+    path: PathBuf,
+    /// Keeps a temporary database (the demo) alive as long as the backend.
+    _keep: Option<Arc<dyn Send + Sync>>,
+}
+
+impl SqliteBackend {
+    /// Serves the file at `path`; fails when it cannot be opened read-only.
+    pub fn open(path: &Path) -> Result<Self, DbError> {
+        let backend = SqliteBackend {
+            path: path.to_path_buf(),
+            _keep: None,
+        };
+        backend.connect()?;
+        Ok(backend)
+    }
+
+    /// Serves a temporary file, kept alive by `keep`.
+    pub fn open_owned(path: &Path, keep: Arc<dyn Send + Sync>) -> Result<Self, DbError> {
+        let mut b = SqliteBackend::open(path)?;
+        b._keep = Some(keep);
+        Ok(b)
+    }
+
+    fn connect(&self) -> Result<Connection, DbError> {
+        connect_read_only(&self.path)
+    }
+
+    /// Executes approved SQL under the limits.
+    pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+        let conn = self.connect()?;
+        let interrupt = conn.get_interrupt_handle();
+        let sql = sql.to_string();
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        let timeout = limits.timeout;
+        let timer = tokio::spawn(async move {
+            if tokio::time::timeout(timeout, done_rx).await.is_err() {
+                interrupt.interrupt();
+            }
+        });
+        let result = tokio::task::spawn_blocking(move || {
+            let r = run(&conn, &sql, limits);
+            let _ = done_tx.send(());
+            r
+        })
+        .await
+        .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?;
+        timer.abort();
+        result
+    }
+
+    /// Reads tables, views, columns and keys.
+    pub async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
+        let conn = self.connect()?;
+        tokio::task::spawn_blocking(move || introspect(&conn))
+            .await
+            .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?
+    }
+}
+
+/// Opens `path` read-only with `query_only` on.
+pub fn connect_read_only(path: &Path) -> Result<Connection, DbError> {
+    let uri = format!("file:{}?mode=ro", path.display());
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(&uri, flags).map_err(|e| {
+        DbError::new(
+            DbErrorCode::DatabaseUnavailable,
+            format!("cannot open the SQLite database read-only: {e}"),
+        )
+    })?;
+    conn.pragma_update(None, "query_only", true)
+        .map_err(map_err)?;
+    Ok(conn)
+}
+
+fn map_err(e: rusqlite::Error) -> DbError {
+    if let rusqlite::Error::SqliteFailure(f, _) = &e {
+        match f.code {
+            rusqlite::ErrorCode::OperationInterrupted => {
+                return DbError::new(
+                    DbErrorCode::QueryTimeout,
+                    "the query ran over the statement timeout and was interrupted",
+                )
+            }
+            rusqlite::ErrorCode::DatabaseBusy
+            | rusqlite::ErrorCode::DatabaseLocked
+            | rusqlite::ErrorCode::CannotOpen => {
+                return DbError::new(DbErrorCode::DatabaseUnavailable, e.to_string())
+            }
+            _ => {}
+        }
+        let mut err = DbError::new(DbErrorCode::DatabaseError, e.to_string());
+        err.sqlstate = Some(format!("SQLITE_{}", f.extended_code));
+        return err;
+    }
+    DbError::new(DbErrorCode::DatabaseError, e.to_string())
+}
+
+fn value_of(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .unwrap_or_else(|| Value::String(f.to_string())),
+        ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::String(base64::engine::general_purpose::STANDARD.encode(b)),
+    }
+}
+
+fn run(conn: &Connection, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+    let mut stmt = conn.prepare(sql).map_err(map_err)?;
+    if !stmt.readonly() {
+        return Err(DbError::new(
+            DbErrorCode::DatabaseError,
+            "SQLite reports this statement is not read-only",
+        ));
+    }
+    let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
+    let types: Vec<String> = stmt
+        .columns()
+        .map(|c| c.decl_type().unwrap_or("").to_string())
+        .collect();
+    let n = names.len();
+    let mut collector = Collector::new(&names, types, limits);
+    let mut rows = stmt.query([]).map_err(map_err)?;
+    while let Some(row) = rows.next().map_err(map_err)? {
+        let mut values = Vec::with_capacity(n);
+        for i in 0..n {
+            values.push(row.get_ref(i).map(value_of).unwrap_or(Value::Null));
+        }
+        if !collector.push(values) {
+            break;
+        }
+    }
+    Ok(collector.result)
+}
+
+fn introspect(conn: &Connection) -> Result<Vec<TableDetail>, DbError> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') \
+             AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+        )
+        .map_err(map_err)?;
+    let list: Vec<(String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(map_err)?
+        .collect::<Result<_, _>>()
+        .map_err(map_err)?;
+    let mut tables = Vec::with_capacity(list.len());
+    for (name, kind) in list {
+        let mut cols = conn
+            .prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1) ORDER BY cid")
+            .map_err(map_err)?;
+        let mut pk: Vec<(i64, String)> = Vec::new();
+        let columns: Vec<ColumnDetail> = cols
+            .query_map([&name], |r| {
+                let col: String = r.get(0)?;
+                let pkpos: i64 = r.get(4)?;
+                Ok((
+                    ColumnDetail {
+                        name: col.clone(),
+                        data_type: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                        nullable: r.get::<_, i64>(2)? == 0,
+                        default: r.get(3)?,
+                        comment: None,
+                        protected: false,
+                    },
+                    pkpos,
+                ))
+            })
+            .map_err(map_err)?
+            .filter_map(Result::ok)
+            .map(|(c, p)| {
+                if p > 0 {
+                    pk.push((p, c.name.clone()));
+                }
+                c
+            })
+            .collect();
+        pk.sort();
+        let mut fks_stmt = conn
+            .prepare("SELECT id, seq, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq")
+            .map_err(map_err)?;
+        let raw: Vec<(i64, String, String, Option<String>)> = fks_stmt
+            .query_map([&name], |r| {
+                Ok((r.get(0)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .map_err(map_err)?
+            .filter_map(Result::ok)
+            .collect();
+        let mut foreign_keys: Vec<ForeignKeyDetail> = Vec::new();
+        let mut last_id = None;
+        for (id, table, from, to) in raw {
+            if last_id != Some(id) {
+                foreign_keys.push(ForeignKeyDetail {
+                    columns: Vec::new(),
+                    referenced_schema: None,
+                    referenced_table: table,
+                    referenced_columns: Vec::new(),
+                });
+                last_id = Some(id);
+            }
+            if let Some(fk) = foreign_keys.last_mut() {
+                fk.columns.push(from);
+                fk.referenced_columns.push(to.unwrap_or_default());
+            }
+        }
+        let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+        let estimated_rows: Option<i64> = if kind == "table" {
+            conn.query_row(&format!("SELECT count(*) FROM {quoted}"), [], |r| r.get(0))
+                .ok()
+        } else {
+            None
+        };
+        tables.push(TableDetail {
+            schema: None,
+            name,
+            kind,
+            estimated_rows,
+            comment: None,
+            columns,
+            primary_key: pk.into_iter().map(|(_, c)| c).collect(),
+            foreign_keys,
+            referenced_by: Vec::new(),
+        });
+    }
+    Ok(tables)
+}

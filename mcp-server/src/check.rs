@@ -1,0 +1,215 @@
+//! `sqlgate-mcp check` and `sqlgate-mcp schema`: the core guard from a shell.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Read, Write};
+
+use serde_json::Value;
+use sqlgate::{Dialect, ErrorCode, Guard, GuardError, Policy, QueryClass, Stage, Verdict};
+
+use crate::cli::{CheckArgs, SchemaKind};
+use crate::config::{self, ConfigError};
+
+/// Process exit code: allowed.
+pub const EXIT_ALLOWED: i32 = 0;
+/// Process exit code: refused.
+pub const EXIT_REFUSED: i32 = 1;
+/// Process exit code: usage or policy error.
+pub const EXIT_USAGE: i32 = 2;
+
+/// A refused verdict for a malformed request (code `bad_request`, stage `precheck`).
+pub fn bad_request(message: impl Into<String>) -> Verdict {
+    Verdict {
+        allowed: false,
+        sql: None,
+        query_class: QueryClass::Unknown,
+        statement_count: 0,
+        tables: None,
+        columns: None,
+        functions: None,
+        limit: None,
+        error: Some(GuardError::new(
+            ErrorCode::BadRequest,
+            Stage::Precheck,
+            message,
+        )),
+    }
+}
+
+/// Runs `check`; returns the exit code.
+pub fn run_check(args: &CheckArgs) -> i32 {
+    match try_check(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("sqlgate-mcp: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn try_check(args: &CheckArgs) -> Result<i32, ConfigError> {
+    let policy = config::policy_for_check(&args.policy)?;
+    let guard = Guard::new(policy.clone()).map_err(|e| ConfigError(e.to_string()))?;
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    if args.jsonl {
+        let mut out = stdout.lock();
+        return run_jsonl(&policy, guard, stdin.lock(), &mut out)
+            .map_err(|e| ConfigError(format!("I/O error: {e}")));
+    }
+    let sql = match &args.sql {
+        Some(s) => s.clone(),
+        None => {
+            let mut buf = Vec::new();
+            stdin
+                .lock()
+                .read_to_end(&mut buf)
+                .map_err(|e| ConfigError(format!("cannot read stdin: {e}")))?;
+            // Invalid UTF-8 is not SQL: report it as a refused verdict rather than a crash.
+            match String::from_utf8(buf) {
+                Ok(s) => s,
+                Err(_) => {
+                    let v = bad_request("input is not valid UTF-8");
+                    println!("{}", v.to_json());
+                    return Ok(EXIT_REFUSED);
+                }
+            }
+        }
+    };
+    let verdict = guard.verdict(&sql);
+    let mut out = stdout.lock();
+    writeln!(out, "{}", verdict.to_json()).map_err(|e| ConfigError(format!("I/O error: {e}")))?;
+    Ok(if verdict.allowed {
+        EXIT_ALLOWED
+    } else {
+        EXIT_REFUSED
+    })
+}
+
+/// One `--jsonl` request line.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonlRequest {
+    sql: String,
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    dialect: Option<String>,
+}
+
+/// Checks one JSON request per input line, writing one verdict per line (`id` echoed).
+/// Returns 0 when every line was allowed, 1 otherwise. Blank lines are skipped.
+pub fn run_jsonl<R: BufRead, W: Write>(
+    base: &Policy,
+    guard: Guard,
+    input: R,
+    out: &mut W,
+) -> std::io::Result<i32> {
+    let mut guards: HashMap<Dialect, Guard> = HashMap::new();
+    guards.insert(base.dialect, guard);
+    let mut all_allowed = true;
+    for line in input.split(b'\n') {
+        let line = line?;
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let (verdict, id) = match serde_json::from_str::<Value>(&text) {
+            Err(e) => (bad_request(format!("line is not JSON: {e}")), None),
+            Ok(value) => {
+                let id = value.get("id").cloned();
+                match serde_json::from_value::<JsonlRequest>(value) {
+                    Err(e) => (bad_request(format!("bad request: {e}")), id),
+                    Ok(req) => (check_one(base, &mut guards, &req), req.id),
+                }
+            }
+        };
+        all_allowed &= verdict.allowed;
+        let json = verdict.to_json();
+        match (id, json.strip_prefix('{')) {
+            (Some(id), Some(rest)) => writeln!(out, "{{\"id\":{id},{rest}")?,
+            _ => writeln!(out, "{json}")?,
+        }
+    }
+    out.flush()?;
+    Ok(if all_allowed {
+        EXIT_ALLOWED
+    } else {
+        EXIT_REFUSED
+    })
+}
+
+fn check_one(base: &Policy, guards: &mut HashMap<Dialect, Guard>, req: &JsonlRequest) -> Verdict {
+    let dialect = match &req.dialect {
+        None => base.dialect,
+        Some(d) => match d.parse::<Dialect>() {
+            Ok(d) => d,
+            Err(e) => return bad_request(e),
+        },
+    };
+    if !guards.contains_key(&dialect) {
+        let policy = Policy {
+            dialect,
+            ..base.clone()
+        };
+        match Guard::new(policy) {
+            Ok(g) => {
+                guards.insert(dialect, g);
+            }
+            Err(e) => return bad_request(e.to_string()),
+        }
+    }
+    match guards.get(&dialect) {
+        Some(g) => g.verdict(&req.sql),
+        None => bad_request("no guard for dialect"),
+    }
+}
+
+/// Runs `schema`; returns the exit code.
+pub fn run_schema(which: SchemaKind) -> i32 {
+    let schema = match which {
+        SchemaKind::Policy => Policy::json_schema(),
+        SchemaKind::Verdict => {
+            serde_json::to_value(schemars::schema_for!(Verdict)).unwrap_or_default()
+        }
+    };
+    match serde_json::to_string_pretty(&schema) {
+        Ok(s) => {
+            println!("{s}");
+            EXIT_ALLOWED
+        }
+        Err(e) => {
+            eprintln!("sqlgate-mcp: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonl_echoes_ids_and_continues_after_bad_lines() {
+        let policy = Policy::default();
+        let guard = Guard::new(policy.clone()).ok();
+        let Some(guard) = guard else {
+            panic!("default policy")
+        };
+        let input = b"{\"sql\":\"SELECT 1\",\"id\":7}\nnot json\n\n{\"sql\":\"DELETE FROM t\",\"id\":\"x\",\"dialect\":\"mysql\"}\n";
+        let mut out = Vec::new();
+        let code = run_jsonl(&policy, guard, &input[..], &mut out).ok();
+        assert_eq!(code, Some(EXIT_REFUSED));
+        let text = String::from_utf8_lossy(&out);
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0]["id"], 7);
+        assert_eq!(lines[0]["allowed"], true);
+        assert_eq!(lines[1]["error"]["code"], "bad_request");
+        assert_eq!(lines[1]["error"]["stage"], "precheck");
+        assert_eq!(lines[2]["id"], "x");
+        assert_eq!(lines[2]["query_class"], "mutation_delete");
+    }
+}

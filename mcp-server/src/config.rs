@@ -1,0 +1,339 @@
+//! Configuration: policy files (JSON or TOML), the `sqlgate.toml` settings file, and the merge of
+//! file settings with command-line flags (flags win).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use sqlgate::{Dialect, Policy};
+
+use crate::cli::{PolicyArgs, ServeArgs};
+
+/// Default result size cap: 1 MiB.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 1024 * 1024;
+/// Default HTTP body cap: 1 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Default statement timeout.
+pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default PostgreSQL pool size.
+pub const DEFAULT_POOL_SIZE: usize = 8;
+
+/// A configuration problem, reported on stderr with exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Parses a policy from text, as TOML when `toml` is true, JSON otherwise.
+pub fn parse_policy(text: &str, toml: bool) -> Result<Policy, ConfigError> {
+    if toml {
+        toml::from_str::<Policy>(text).map_err(|e| ConfigError(format!("invalid policy: {e}")))
+    } else {
+        Policy::from_json(text).map_err(|e| ConfigError(e.to_string()))
+    }
+}
+
+/// Reads a policy file; `.toml` files are TOML, anything else JSON.
+pub fn load_policy_file(path: &Path) -> Result<Policy, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("cannot read policy {}: {e}", path.display())))?;
+    let is_toml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    parse_policy(&text, is_toml).map_err(|e| ConfigError(format!("{}: {e}", path.display())))
+}
+
+/// Parses a dialect name.
+pub fn parse_dialect(name: &str) -> Result<Dialect, ConfigError> {
+    name.parse::<Dialect>().map_err(ConfigError)
+}
+
+/// Applies `--dialect`, `--max-rows` and `--allow-explain` on top of `policy`.
+pub fn apply_overrides(mut policy: Policy, args: &PolicyArgs) -> Result<Policy, ConfigError> {
+    if let Some(d) = &args.dialect {
+        policy.dialect = parse_dialect(d)?;
+    }
+    if let Some(m) = args.max_rows {
+        policy.max_rows = m.as_option();
+    }
+    if args.allow_explain {
+        policy.allow_explain = true;
+    }
+    Ok(policy)
+}
+
+/// The policy for `check`: the file (or the default for the dialect) with flags applied.
+pub fn policy_for_check(args: &PolicyArgs) -> Result<Policy, ConfigError> {
+    let base = match &args.policy {
+        Some(p) => load_policy_file(p)?,
+        None => Policy::default(),
+    };
+    apply_overrides(base, args)
+}
+
+/// Parses a duration such as `10s`, `500ms`, `2m` or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, ConfigError> {
+    let t = text.trim();
+    let bad = || {
+        ConfigError(format!(
+            "`{text}` is not a duration; use e.g. 10s, 500ms, 2m"
+        ))
+    };
+    let (num, unit) = match t.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => (&t[..i], t[i..].trim()),
+        None => (t, "s"),
+    };
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "ms" => value / 1000.0,
+        "s" | "" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// The settings file (`--config sqlgate.toml`): every `serve` setting, plus an inline `[policy]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// `postgres://...` or `sqlite:path`.
+    pub database_url: Option<String>,
+    /// Serve the embedded demo database.
+    pub demo: Option<bool>,
+    /// Path of a policy file (relative to the config file).
+    pub policy_file: Option<PathBuf>,
+    /// Inline policy.
+    pub policy: Option<Policy>,
+    /// e.g. `10s`.
+    pub statement_timeout: Option<String>,
+    /// Row cap (`max_rows` of the policy); use the policy's `max_rows` for `null`.
+    pub max_rows: Option<u64>,
+    /// Result size cap in bytes.
+    pub max_result_bytes: Option<usize>,
+    /// Pool size.
+    pub pool_size: Option<usize>,
+    /// Refuse to start with a writable role.
+    pub require_read_only_role: Option<bool>,
+    /// HTTP bind address.
+    pub http: Option<String>,
+    /// HTTP without sessions.
+    pub stateless: Option<bool>,
+    /// Environment variable holding the bearer token.
+    pub auth_token_env: Option<String>,
+    /// Serve HTTP without a token.
+    pub allow_unauthenticated: Option<bool>,
+    /// Allowed browser origins.
+    pub allowed_origins: Option<Vec<String>>,
+    /// HTTP body cap.
+    pub max_body_bytes: Option<usize>,
+    /// Audit file.
+    pub audit_file: Option<PathBuf>,
+}
+
+/// Where the data comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The embedded sample database.
+    Demo,
+    /// A SQLite file, opened read-only.
+    Sqlite(PathBuf),
+    /// A PostgreSQL URL (kept out of every message).
+    Postgres(String),
+}
+
+/// Fully resolved `serve` settings.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The database.
+    pub source: Source,
+    /// The policy from file/flags; `None` means the backend's default (dialect of the backend).
+    pub policy: Option<Policy>,
+    /// Flags that override the policy (applied after the backend picks its default policy).
+    pub policy_args: PolicyArgs,
+    /// Row cap from the settings file.
+    pub file_max_rows: Option<u64>,
+    /// Per-query timeout.
+    pub statement_timeout: Duration,
+    /// Result size cap.
+    pub max_result_bytes: usize,
+    /// Pool size.
+    pub pool_size: usize,
+    /// Refuse a writable role.
+    pub require_read_only_role: bool,
+    /// HTTP bind address, if HTTP.
+    pub http: Option<String>,
+    /// HTTP without sessions.
+    pub stateless: bool,
+    /// Environment variable holding the token.
+    pub auth_token_env: Option<String>,
+    /// Serve HTTP without a token.
+    pub allow_unauthenticated: bool,
+    /// Allowed browser origins.
+    pub allowed_origins: Vec<String>,
+    /// HTTP body cap.
+    pub max_body_bytes: usize,
+    /// Audit file (stderr when `None`).
+    pub audit_file: Option<PathBuf>,
+}
+
+/// Parses a database URL into a [`Source`], never echoing the URL in errors.
+pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
+    let u = url.trim();
+    if let Some(rest) = u.strip_prefix("sqlite:") {
+        let path = rest.strip_prefix("//").unwrap_or(rest);
+        if path.is_empty() {
+            return Err(ConfigError("sqlite: URL has no path".into()));
+        }
+        return Ok(Source::Sqlite(PathBuf::from(path)));
+    }
+    if u.starts_with("postgres://") || u.starts_with("postgresql://") {
+        return Ok(Source::Postgres(u.to_string()));
+    }
+    Err(ConfigError(
+        "database URL must start with postgres://, postgresql:// or sqlite:".into(),
+    ))
+}
+
+/// Merges the settings file (if any) with the flags; flags win.
+pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
+    let (file, base_dir) = match &args.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| ConfigError(format!("cannot read config {}: {e}", p.display())))?;
+            let fc: FileConfig =
+                toml::from_str(&text).map_err(|e| ConfigError(format!("{}: {e}", p.display())))?;
+            (fc, p.parent().map(Path::to_path_buf).unwrap_or_default())
+        }
+        None => (FileConfig::default(), PathBuf::new()),
+    };
+    let source = if args.demo {
+        Source::Demo
+    } else if let Some(url) = &args.database_url {
+        parse_source(url)?
+    } else if let Some(url) = &file.database_url {
+        parse_source(url)?
+    } else if file.demo == Some(true) {
+        Source::Demo
+    } else {
+        return Err(ConfigError(
+            "no database: pass --demo, --database-url, or set SQLGATE_DATABASE_URL".into(),
+        ));
+    };
+    let policy = if let Some(p) = &args.policy.policy {
+        Some(load_policy_file(p)?)
+    } else if let Some(p) = &file.policy_file {
+        Some(load_policy_file(&base_dir.join(p))?)
+    } else {
+        file.policy.clone()
+    };
+    let statement_timeout = match args
+        .statement_timeout
+        .as_ref()
+        .or(file.statement_timeout.as_ref())
+    {
+        Some(t) => parse_duration(t)?,
+        None => DEFAULT_STATEMENT_TIMEOUT,
+    };
+    Ok(ServeConfig {
+        source,
+        policy,
+        policy_args: args.policy.clone(),
+        file_max_rows: file.max_rows,
+        statement_timeout,
+        max_result_bytes: args
+            .max_result_bytes
+            .or(file.max_result_bytes)
+            .unwrap_or(DEFAULT_MAX_RESULT_BYTES),
+        pool_size: args
+            .pool_size
+            .or(file.pool_size)
+            .unwrap_or(DEFAULT_POOL_SIZE)
+            .max(1),
+        require_read_only_role: args.require_read_only_role
+            || file.require_read_only_role.unwrap_or(false),
+        http: args.http.clone().or(file.http),
+        stateless: args.stateless || file.stateless.unwrap_or(false),
+        auth_token_env: args.auth_token_env.clone().or(file.auth_token_env),
+        allow_unauthenticated: args.allow_unauthenticated
+            || file.allow_unauthenticated.unwrap_or(false),
+        allowed_origins: if args.allowed_origins.is_empty() {
+            file.allowed_origins.unwrap_or_default()
+        } else {
+            args.allowed_origins.clone()
+        },
+        max_body_bytes: args
+            .max_body_bytes
+            .or(file.max_body_bytes)
+            .unwrap_or(DEFAULT_MAX_BODY_BYTES),
+        audit_file: args.audit_file.clone().or(file.audit_file),
+    })
+}
+
+impl ServeConfig {
+    /// The final policy: the configured one (or `default` for the backend) with flags applied.
+    pub fn final_policy(&self, default: Policy) -> Result<Policy, ConfigError> {
+        let mut policy = self.policy.clone().unwrap_or(default);
+        if let Some(m) = self.file_max_rows {
+            policy.max_rows = Some(m);
+        }
+        let args = PolicyArgs {
+            policy: None,
+            ..self.policy_args.clone()
+        };
+        apply_overrides(policy, &args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s").ok(), Some(Duration::from_secs(10)));
+        assert_eq!(
+            parse_duration("500ms").ok(),
+            Some(Duration::from_millis(500))
+        );
+        assert_eq!(parse_duration("2m").ok(), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3").ok(), Some(Duration::from_secs(3)));
+        assert!(parse_duration("abc").is_err());
+        assert!(parse_duration("0s").is_err());
+    }
+
+    #[test]
+    fn sources() {
+        assert_eq!(
+            parse_source("sqlite:/tmp/x.db").ok(),
+            Some(Source::Sqlite("/tmp/x.db".into()))
+        );
+        assert!(matches!(
+            parse_source("postgres://u:p@h/db"),
+            Ok(Source::Postgres(_))
+        ));
+        let err = parse_source("mysql://u:secret@h/db").err().map(|e| e.0);
+        assert!(err.is_some_and(|m| !m.contains("secret")));
+    }
+
+    #[test]
+    fn toml_policy() {
+        let p = parse_policy(
+            "dialect = \"sqlite\"\nmax_rows = 5\n[columns]\ndeny = [\"*.email\"]\n",
+            true,
+        );
+        let p = p.ok();
+        assert_eq!(p.as_ref().map(|p| p.max_rows), Some(Some(5)));
+        assert!(parse_policy("nope = 1", true).is_err());
+    }
+}

@@ -1,0 +1,5 @@
+//! demo
+/// x
+pub fn run_demo() -> i32 {
+    0
+}

@@ -1,0 +1,20 @@
+//! `sqlgate-mcp`: the command line (`check`, `schema`, `demo`) and the MCP server (`serve`) around
+//! the [`sqlgate`] core guard.
+//!
+//! Every decision about SQL lives in core: this crate loads policies, talks to databases, renders
+//! results and speaks MCP. It never re-implements a check.
+
+#![warn(missing_docs)]
+
+pub mod audit;
+pub mod backend;
+pub mod check;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod engine;
+pub mod http;
+pub mod render;
+pub mod serve;
+pub mod text;
+pub mod tools;

@@ -1,0 +1,174 @@
+//! Readable text renderings of tool results, for the model (structured content carries the data).
+
+use serde_json::Value;
+use sqlgate::Verdict;
+
+use crate::backend::TableDetail;
+use crate::engine::{ListTablesOutput, RunQueryOutput, ToolError};
+
+fn cell(v: &Value) -> String {
+    let s = match v {
+        Value::Null => "NULL".to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let s = s.replace(['\n', '\r'], " ").replace('|', "\\|");
+    if s.chars().count() > 80 {
+        let cut: String = s.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
+}
+
+/// `run_query` as a Markdown table plus a summary line.
+pub fn run_query(out: &RunQueryOutput) -> String {
+    let mut s = String::new();
+    if !out.columns.is_empty() {
+        let names: Vec<&str> = out.columns.iter().map(|c| c.name.as_str()).collect();
+        s.push_str(&format!("| {} |\n", names.join(" | ")));
+        s.push_str(&format!("|{}\n", "---|".repeat(names.len())));
+        for row in &out.rows {
+            let cells: Vec<String> = names
+                .iter()
+                .map(|n| row.get(*n).map(cell).unwrap_or_default())
+                .collect();
+            s.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+    }
+    s.push_str(&format!(
+        "\n{} row{}{} in {:.1} ms. Executed: {}",
+        out.row_count,
+        if out.row_count == 1 { "" } else { "s" },
+        if out.truncated {
+            " (truncated by the row or size cap; add a WHERE clause, aggregate, or a smaller LIMIT)"
+        } else {
+            ""
+        },
+        out.duration_ms,
+        out.executed_sql
+    ));
+    s
+}
+
+/// `list_tables` as one line per table.
+pub fn list_tables(out: &ListTablesOutput) -> String {
+    if out.tables.is_empty() {
+        return "No tables are readable under the policy.".to_string();
+    }
+    let mut s = format!("{} tables:\n", out.tables.len());
+    for t in &out.tables {
+        let name = match &t.schema {
+            Some(sc) => format!("{sc}.{}", t.name),
+            None => t.name.clone(),
+        };
+        s.push_str(&format!("- {name} ({}", t.kind));
+        if let Some(n) = t.estimated_rows {
+            s.push_str(&format!(", ~{n} rows"));
+        }
+        s.push(')');
+        if let Some(c) = &t.comment {
+            s.push_str(&format!(": {c}"));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `describe_table` as a column list with keys.
+pub fn describe_table(t: &TableDetail) -> String {
+    let mut s = format!("{} ({})", t.qualified_name(), t.kind);
+    if let Some(c) = &t.comment {
+        s.push_str(&format!(": {c}"));
+    }
+    s.push('\n');
+    for c in &t.columns {
+        s.push_str(&format!(
+            "- {} {}{}{}{}{}\n",
+            c.name,
+            c.data_type,
+            if c.nullable { "" } else { " NOT NULL" },
+            c.default
+                .as_ref()
+                .map(|d| format!(" DEFAULT {d}"))
+                .unwrap_or_default(),
+            if c.protected {
+                " [protected: queries that reference it are refused]"
+            } else {
+                ""
+            },
+            c.comment
+                .as_ref()
+                .map(|d| format!(" -- {d}"))
+                .unwrap_or_default(),
+        ));
+    }
+    if !t.primary_key.is_empty() {
+        s.push_str(&format!("primary key: ({})\n", t.primary_key.join(", ")));
+    }
+    for fk in &t.foreign_keys {
+        s.push_str(&format!(
+            "foreign key: ({}) -> {}({})\n",
+            fk.columns.join(", "),
+            fk.referenced_table,
+            fk.referenced_columns.join(", ")
+        ));
+    }
+    for r in &t.referenced_by {
+        s.push_str(&format!(
+            "referenced by: {}({}) -> ({})\n",
+            r.table,
+            r.columns.join(", "),
+            r.referenced_columns.join(", ")
+        ));
+    }
+    s
+}
+
+/// A verdict in one or two lines.
+pub fn verdict(v: &Verdict) -> String {
+    if v.allowed {
+        let mut s = format!(
+            "Allowed ({}). Would execute: {}",
+            v.query_class.as_str(),
+            v.sql.as_deref().unwrap_or("")
+        );
+        if let Some(l) = &v.limit {
+            if let Some(value) = l.value {
+                s.push_str(&format!(" [row cap {value}]"));
+            }
+        }
+        s
+    } else {
+        match &v.error {
+            Some(e) => {
+                let mut s = format!(
+                    "Refused ({}): {}: {}",
+                    v.query_class.as_str(),
+                    e.code.as_str(),
+                    e.message
+                );
+                if let Some(h) = &e.hint {
+                    s.push_str(&format!("\nHint: {h}"));
+                }
+                s
+            }
+            None => "Refused.".to_string(),
+        }
+    }
+}
+
+/// An error in one or two lines.
+pub fn error(e: &ToolError) -> String {
+    let mut s = format!("Error {}: {}", e.code, e.message);
+    if let Some(state) = &e.sqlstate {
+        s.push_str(&format!(" (SQLSTATE {state})"));
+    }
+    if let Some(h) = &e.hint {
+        s.push_str(&format!("\nHint: {h}"));
+    }
+    if e.retryable {
+        s.push_str("\n(retryable)");
+    }
+    s
+}

@@ -1,0 +1,291 @@
+//! The MCP server: four read-only tools over an [`Engine`], with output schemas, structured
+//! content, a text rendering and the MCP hints. Every call is audited.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sqlgate::Verdict;
+
+use crate::audit::{Audit, AuditRecord};
+use crate::backend::TableDetail;
+use crate::engine::{Engine, ListTablesOutput, RunQueryOutput, ToolError};
+use crate::text;
+
+/// Arguments of `describe_table`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct DescribeTableArgs {
+    /// Table name as listed by list_tables, optionally schema-qualified (`orders`, `public.orders`).
+    pub table: String,
+}
+
+/// Arguments of `validate_query` and `run_query`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SqlArgs {
+    /// One read-only SQL query (SELECT / WITH ... SELECT / VALUES).
+    pub sql: String,
+}
+
+/// The MCP server.
+#[derive(Clone)]
+pub struct SqlGateServer {
+    engine: Arc<Engine>,
+    audit: Audit,
+    instructions: Arc<String>,
+    tool_router: ToolRouter<SqlGateServer>,
+}
+
+fn success<T: Serialize>(value: &T, rendering: String) -> CallToolResult {
+    let v = serde_json::to_value(value).unwrap_or_default();
+    let mut r = CallToolResult::structured(v);
+    r.content = vec![ContentBlock::text(rendering)];
+    r
+}
+
+fn failure(e: &ToolError) -> CallToolResult {
+    let v = serde_json::to_value(e).unwrap_or_default();
+    let mut r = CallToolResult::structured_error(v);
+    r.content = vec![ContentBlock::text(text::error(e))];
+    r
+}
+
+/// Server instructions shown to the model.
+pub fn instructions(engine: &Engine) -> String {
+    let mut s = String::from(
+        "sqlgate: read-only SQL access. Call list_tables, then describe_table, then run_query with one \
+         SELECT. Every query is checked by sqlgate before it runs; what runs is the regenerated \
+         `executed_sql` with a row cap. A refused query returns isError with `code` and a `hint` \
+         that says how to fix it in one turn. Columns marked protected cannot be read; list the \
+         columns you need instead of `*`.",
+    );
+    s.push_str(&format!(
+        " Dialect: {}.",
+        engine.backend().dialect().as_str()
+    ));
+    if let Some(n) = engine.row_cap() {
+        s.push_str(&format!(" Row cap: {n}."));
+    }
+    let warnings = engine.backend().role_warnings();
+    if !warnings.is_empty() {
+        s.push_str(&format!(
+            " WARNING: the database role can write ({}); sqlgate still refuses anything but reads, \
+             but the operator should connect with a read-only role.",
+            warnings.join("; ")
+        ));
+    }
+    s
+}
+
+fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
+    match ctx.client_info() {
+        Some(i) => (Some(i.name.clone()), Some(i.version.clone())),
+        None => (None, None),
+    }
+}
+
+#[tool_router]
+impl SqlGateServer {
+    /// A server over `engine`, auditing to `audit`.
+    pub fn new(engine: Arc<Engine>, audit: Audit) -> Self {
+        let instructions = Arc::new(instructions(&engine));
+        SqlGateServer {
+            engine,
+            audit,
+            instructions,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    async fn audited(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        mut record: AuditRecord,
+        start: Instant,
+        result: CallToolResult,
+    ) -> Result<CallToolResult, McpError> {
+        let (client, version) = client_of(ctx);
+        record.client = client;
+        record.client_version = version;
+        record.duration_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+        self.audit.record(record).await.map_err(|e| {
+            McpError::internal_error(
+                format!("audit log write failed, so the call was not completed: {e}"),
+                None,
+            )
+        })?;
+        Ok(result)
+    }
+
+    /// Lists the tables and views the policy allows.
+    #[tool(
+        name = "list_tables",
+        description = "List the tables and views you may query: schema, name, kind, estimated rows, comment. Start here.",
+        annotations(
+            title = "List tables",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = schema_for_output::<ListTablesOutput>()
+    )]
+    pub async fn list_tables(
+        &self,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let start = Instant::now();
+        let mut rec = AuditRecord {
+            tool: "list_tables".into(),
+            ..Default::default()
+        };
+        let result = match self.engine.list_tables().await {
+            Ok(out) => {
+                rec.decision = "allow".into();
+                rec.row_count = Some(out.tables.len());
+                success(&out, text::list_tables(&out))
+            }
+            Err(e) => {
+                rec.decision = "error".into();
+                rec.code = Some(e.code.clone());
+                failure(&e)
+            }
+        };
+        self.audited(&ctx, rec, start, result).await
+    }
+
+    /// Describes one table.
+    #[tool(
+        name = "describe_table",
+        description = "Describe one table: columns (name, type, nullable, default, comment, protected), primary key, foreign keys in both directions. Protected columns cannot be queried.",
+        annotations(
+            title = "Describe table",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = schema_for_output::<TableDetail>()
+    )]
+    pub async fn describe_table(
+        &self,
+        Parameters(args): Parameters<DescribeTableArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let start = Instant::now();
+        let mut rec = AuditRecord {
+            tool: "describe_table".into(),
+            table: Some(args.table.clone()),
+            ..Default::default()
+        };
+        let result = match self.engine.describe_table(&args.table) {
+            Ok(t) => {
+                rec.decision = "allow".into();
+                success(&t, text::describe_table(&t))
+            }
+            Err(e) => {
+                rec.decision = "refuse".into();
+                rec.code = Some(e.code.clone());
+                failure(&e)
+            }
+        };
+        self.audited(&ctx, rec, start, result).await
+    }
+
+    /// Checks SQL without running it.
+    #[tool(
+        name = "validate_query",
+        description = "Check one SQL query without running it. Returns sqlgate's verdict: allowed, the exact SQL that would run (row cap applied), query_class, tables, functions; or the error code, message and a hint to fix it.",
+        annotations(
+            title = "Validate query",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = schema_for_output::<Verdict>()
+    )]
+    pub async fn validate_query(
+        &self,
+        Parameters(args): Parameters<SqlArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let start = Instant::now();
+        let v = self.engine.validate(&args.sql);
+        let rec = AuditRecord {
+            tool: "validate_query".into(),
+            decision: if v.allowed { "allow" } else { "refuse" }.into(),
+            code: v.error.as_ref().map(|e| e.code.as_str().to_string()),
+            query_class: Some(v.query_class.as_str().to_string()),
+            sql: Some(args.sql.clone()),
+            ..Default::default()
+        };
+        let result = success(&v, text::verdict(&v));
+        self.audited(&ctx, rec, start, result).await
+    }
+
+    /// Checks and runs one read-only query.
+    #[tool(
+        name = "run_query",
+        description = "Run one read-only SQL query (SELECT). sqlgate checks it first and executes only its regenerated SQL, read-only, with a row cap and a timeout. Returns columns, rows (objects keyed by column), row_count, truncated, executed_sql. A refusal returns isError with code, message and hint.",
+        annotations(
+            title = "Run query",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        output_schema = schema_for_output::<RunQueryOutput>()
+    )]
+    pub async fn run_query(
+        &self,
+        Parameters(args): Parameters<SqlArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let start = Instant::now();
+        let (outcome, trace) = self.engine.run_query(&args.sql).await;
+        let mut rec = AuditRecord {
+            tool: "run_query".into(),
+            sql: Some(args.sql.clone()),
+            query_class: trace.query_class,
+            executed_sql: trace.executed_sql,
+            ..Default::default()
+        };
+        let result = match outcome {
+            Ok(out) => {
+                rec.decision = "allow".into();
+                rec.row_count = Some(out.row_count);
+                success(&out, text::run_query(&out))
+            }
+            Err(e) => {
+                rec.decision = if e.stage == "execute" {
+                    "error"
+                } else {
+                    "refuse"
+                }
+                .into();
+                rec.code = Some(e.code.clone());
+                failure(&e)
+            }
+        };
+        self.audited(&ctx, rec, start, result).await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for SqlGateServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "sqlgate-mcp",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(self.instructions.as_str())
+    }
+}

@@ -1,0 +1,184 @@
+//! The `check` and `schema` command line, run as a process.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn run(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sqlgate-mcp"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sqlgate-mcp");
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().expect("wait")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+#[test]
+fn allowed_query_exits_0_with_the_verdict() {
+    let out = run(&["check", "SELECT name FROM artist"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(v["allowed"], true);
+    assert_eq!(v["sql"], "SELECT name FROM artist LIMIT 1000");
+    assert_eq!(v["limit"]["action"], "injected");
+}
+
+#[test]
+fn refused_query_from_stdin_exits_1() {
+    let out = run(&["check"], Some("SELECT 1; DROP TABLE orders"));
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    assert_eq!(v["allowed"], false);
+    assert_eq!(v["error"]["code"], "multiple_statements");
+    assert_eq!(v["query_class"], "ddl");
+}
+
+#[test]
+fn flags_set_dialect_max_rows_and_explain() {
+    let out = run(
+        &[
+            "check",
+            "--dialect",
+            "sqlite",
+            "--max-rows",
+            "5",
+            "SELECT a FROM t",
+        ],
+        None,
+    );
+    assert_eq!(json(&out)["sql"], "SELECT a FROM t LIMIT 5");
+    let out = run(&["check", "--max-rows", "none", "SELECT a FROM t"], None);
+    assert_eq!(json(&out)["limit"]["action"], "none");
+    let out = run(&["check", "EXPLAIN SELECT a FROM t"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(
+        &["check", "--allow-explain", "EXPLAIN SELECT a FROM t"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn usage_and_policy_errors_exit_2() {
+    let out = run(&["check", "--dialect", "nope", "SELECT 1"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown dialect"));
+    let out = run(&["check", "--max-rows", "lots", "SELECT 1"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(
+        &["check", "--policy", "/definitely/missing.json", "SELECT 1"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["frobnicate"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn policy_files_json_and_toml_with_flag_override() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let j = dir.path().join("p.json");
+    std::fs::write(
+        &j,
+        r#"{"dialect":"sqlite","max_rows":7,"columns":{"deny":["*.email"]}}"#,
+    )
+    .expect("write");
+    let out = run(
+        &[
+            "check",
+            "--policy",
+            j.to_str().unwrap_or_default(),
+            "SELECT a FROM t",
+        ],
+        None,
+    );
+    assert_eq!(json(&out)["sql"], "SELECT a FROM t LIMIT 7");
+    let out = run(
+        &[
+            "check",
+            "--policy",
+            j.to_str().unwrap_or_default(),
+            "SELECT email FROM t",
+        ],
+        None,
+    );
+    assert_eq!(json(&out)["error"]["code"], "column_not_allowed");
+    let t = dir.path().join("p.toml");
+    std::fs::write(&t, "max_rows = 3\n[functions]\ndeny = [\"lower\"]\n").expect("write");
+    let p = t.to_str().unwrap_or_default();
+    let out = run(
+        &["check", "--policy", p, "--max-rows", "9", "SELECT a FROM t"],
+        None,
+    );
+    assert_eq!(json(&out)["sql"], "SELECT a FROM t LIMIT 9");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"max_rowz": 1}"#).expect("write");
+    let out = run(
+        &[
+            "check",
+            "--policy",
+            bad.to_str().unwrap_or_default(),
+            "SELECT 1",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn jsonl_mode() {
+    let input = concat!(
+        "{\"sql\":\"SELECT 1\",\"id\":1}\n",
+        "{not json\n",
+        "{\"sql\":\"DELETE FROM t\",\"id\":\"b\",\"dialect\":\"mysql\"}\n",
+        "{\"id\":4}\n",
+        "{\"sql\":\"SELECT 2\",\"dialect\":\"sqlite\"}\n"
+    );
+    let out = run(&["check", "--jsonl"], Some(input));
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("line is JSON"))
+        .collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0]["id"], 1);
+    assert_eq!(lines[0]["allowed"], true);
+    assert_eq!(lines[1]["error"]["code"], "bad_request");
+    assert_eq!(lines[1]["error"]["stage"], "precheck");
+    assert_eq!(lines[2]["id"], "b");
+    assert_eq!(lines[2]["query_class"], "mutation_delete");
+    assert_eq!(lines[3]["id"], 4);
+    assert_eq!(lines[3]["error"]["code"], "bad_request");
+    assert_eq!(lines[4]["allowed"], true);
+    let ok = run(&["check", "--jsonl"], Some("{\"sql\":\"SELECT 1\"}\n"));
+    assert_eq!(ok.status.code(), Some(0));
+}
+
+#[test]
+fn schemas() {
+    for which in ["policy", "verdict"] {
+        let out = run(&["schema", which], None);
+        assert_eq!(out.status.code(), Some(0));
+        let v = json(&out);
+        assert!(v.get("properties").is_some() || v.get("$defs").is_some());
+    }
+    let out = run(&["schema", "nope"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
