@@ -52,3 +52,8 @@ pub use error::{ErrorCode, GuardError, Location, Stage};
 pub use guard::Guard;
 pub use policy::{ColumnRules, FunctionRules, Policy, PolicyError, TableRules};
 pub use verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
+
+/// The README's Rust example runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

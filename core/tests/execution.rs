@@ -39,7 +39,8 @@ fn sqlite_rows(conn: &Connection, sql: &str) -> Result<Vec<String>, String> {
 fn open_ro(path: &Path) -> Connection {
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
-    conn.execute_batch("PRAGMA query_only = 1").expect("query_only");
+    conn.execute_batch("PRAGMA query_only = 1")
+        .expect("query_only");
     conn
 }
 
@@ -61,7 +62,9 @@ fn spider_dev_same_rows_on_sqlite() {
         });
         // wta_1's database is not in the corpus (PROVENANCE.md).
         let Some(conn) = conn else { continue };
-        let Ok(original) = sqlite_rows(conn, sql) else { continue };
+        let Ok(original) = sqlite_rows(conn, sql) else {
+            continue;
+        };
         let approved = match uncapped.check(sql) {
             Ok(a) => a,
             Err(r) => {
@@ -77,7 +80,10 @@ fn spider_dev_same_rows_on_sqlite() {
                 original.len(),
                 approved.sql
             )),
-            Err(e) => failures.push(format!("{id}: approved SQL fails: {e}\n    {}", approved.sql)),
+            Err(e) => failures.push(format!(
+                "{id}: approved SQL fails: {e}\n    {}",
+                approved.sql
+            )),
         }
         if let Ok(a) = capped.check(sql) {
             let n = sqlite_rows(conn, &a.sql).map(|r| r.len()).unwrap_or(0);
@@ -85,14 +91,22 @@ fn spider_dev_same_rows_on_sqlite() {
         }
     }
     println!("spider dev: {compared} queries returned identical rows");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(compared > 900, "only {compared} queries compared");
 }
 
 /// A connection to the Chinook database, or `None` (with a message; a panic in CI).
 fn chinook() -> Option<postgres::Client> {
     let Ok(url) = std::env::var("SQLGATE_CHINOOK_URL") else {
-        assert!(!in_ci(), "SQLGATE_CHINOOK_URL is not set; CI requires the PostgreSQL tests");
+        assert!(
+            !in_ci(),
+            "SQLGATE_CHINOOK_URL is not set; CI requires the PostgreSQL tests"
+        );
         eprintln!("SKIPPED: SQLGATE_CHINOOK_URL not set (scripts/test.sh starts a cluster); PostgreSQL tests did not run");
         return None;
     };
@@ -128,7 +142,9 @@ fn chinook_gold_same_rows_on_postgres() {
     for row in &rows {
         let id = row["id"].as_str().unwrap_or_default();
         let sql = row["sql"].as_str().unwrap_or_default();
-        let Ok(original) = pg_rows(&mut client, sql) else { continue };
+        let Ok(original) = pg_rows(&mut client, sql) else {
+            continue;
+        };
         let approved = match uncapped.check(sql) {
             Ok(a) => a,
             Err(r) => {
@@ -138,7 +154,12 @@ fn chinook_gold_same_rows_on_postgres() {
         };
         match pg_rows(&mut client, &approved.sql) {
             Ok(rows) if rows == original => compared += 1,
-            Ok(rows) => failures.push(format!("{id}: {} rows vs {}: {}", rows.len(), original.len(), approved.sql)),
+            Ok(rows) => failures.push(format!(
+                "{id}: {} rows vs {}: {}",
+                rows.len(),
+                original.len(),
+                approved.sql
+            )),
             Err(e) => failures.push(format!("{id}: approved SQL fails: {e}: {}", approved.sql)),
         }
         if let Ok(a) = capped.check(sql) {
@@ -147,7 +168,12 @@ fn chinook_gold_same_rows_on_postgres() {
         }
     }
     println!("chinook on postgres: {compared} queries returned identical rows");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(compared > 150, "only {compared} queries compared");
 }
 
@@ -189,7 +215,9 @@ fn chinook_access_policy_matches_postgres_privileges() {
     for row in &rows {
         let id = row["id"].as_str().unwrap_or_default();
         let sql = row["sql"].as_str().unwrap_or_default();
-        let Ok(full) = pg_rows(&mut client, sql) else { continue };
+        let Ok(full) = pg_rows(&mut client, sql) else {
+            continue;
+        };
         let restricted = pg_rows(
             &mut client,
             &format!("BEGIN; SET LOCAL ROLE sqlgate_restricted; {sql}; ROLLBACK"),
@@ -198,7 +226,10 @@ fn chinook_access_policy_matches_postgres_privileges() {
         let verdict = guard.check(sql);
         match (restricted, verdict) {
             (Err(e), Ok(a)) if e.contains("permission denied") => {
-                failures.push(format!("{id}: PostgreSQL denies it but the guard allowed `{}`", a.sql));
+                failures.push(format!(
+                    "{id}: PostgreSQL denies it but the guard allowed `{}`",
+                    a.sql
+                ));
             }
             (Err(_), Err(_)) => touched += 1,
             (Ok(_), Ok(a)) => {
@@ -208,11 +239,22 @@ fn chinook_access_policy_matches_postgres_privileges() {
                     other => failures.push(format!("{id}: different rows: {other:?}")),
                 }
             }
-            (Ok(_), Err(r)) => failures.push(format!("{id}: PostgreSQL allows it but the guard refused: {}", r.error)),
+            (Ok(_), Err(r)) => failures.push(format!(
+                "{id}: PostgreSQL allows it but the guard refused: {}",
+                r.error
+            )),
             (Err(e), Ok(_)) => failures.push(format!("{id}: restricted run failed: {e}")),
         }
     }
     println!("access policy: {touched} queries touch protected data and were refused; {untouched} allowed with identical rows");
-    assert!(touched > 10 && untouched > 100, "touched {touched}, untouched {untouched}");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        touched > 10 && untouched > 100,
+        "touched {touched}, untouched {untouched}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
