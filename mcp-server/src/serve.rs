@@ -1,5 +1,152 @@
-//! serve
-/// x
-pub fn run_serve(_a: &crate::cli::ServeArgs) -> i32 {
-    0
+//! `sqlgate-mcp serve`: connect the backend, build the engine, serve stdio or HTTP.
+
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+use sqlgate::Policy;
+use tokio_util::sync::CancellationToken;
+
+use crate::audit::Audit;
+use crate::backend::postgres::PgBackend;
+use crate::backend::sqlite::SqliteBackend;
+use crate::backend::Backend;
+use crate::cli::ServeArgs;
+use crate::config::{resolve_serve, ServeConfig, Source};
+use crate::demo::{demo_backend, demo_policy};
+use crate::engine::{Engine, EngineConfig};
+use crate::http::{serve_http, HttpOptions};
+use crate::tools::SqlGateServer;
+
+/// Runs `serve`; returns the exit code (2 for configuration errors).
+pub fn run_serve(args: &ServeArgs) -> i32 {
+    let cfg = match resolve_serve(args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("sqlgate-mcp: {e}");
+            return 2;
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("sqlgate-mcp: cannot start the runtime: {e}");
+            return 2;
+        }
+    };
+    match rt.block_on(serve(cfg)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("sqlgate-mcp: {e}");
+            1
+        }
+    }
+}
+
+/// Connects the configured backend and returns it with its default policy.
+pub async fn connect(cfg: &ServeConfig) -> Result<(Backend, Policy), String> {
+    match &cfg.source {
+        Source::Demo => Ok((demo_backend()?, demo_policy())),
+        Source::Sqlite(path) => Ok((
+            Backend::Sqlite(SqliteBackend::open(path).map_err(|e| e.to_string())?),
+            Policy::for_dialect(sqlgate::Dialect::Sqlite),
+        )),
+        Source::Postgres(url) => {
+            let pg = PgBackend::connect(
+                url,
+                cfg.pool_size,
+                cfg.statement_timeout,
+                cfg.require_read_only_role,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            Ok((
+                Backend::Postgres(pg),
+                Policy::for_dialect(sqlgate::Dialect::Postgres),
+            ))
+        }
+    }
+}
+
+/// Builds the engine for a resolved configuration (also used by tests).
+pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
+    let (backend, default_policy) = connect(cfg).await?;
+    let mut policy = cfg
+        .final_policy(default_policy)
+        .map_err(|e| e.to_string())?;
+    if policy.dialect != backend.dialect() {
+        eprintln!(
+            "sqlgate-mcp: warning: policy dialect {} does not match the database; using {}",
+            policy.dialect.as_str(),
+            backend.dialect().as_str()
+        );
+        policy.dialect = backend.dialect();
+    }
+    for w in backend.role_warnings() {
+        eprintln!("sqlgate-mcp: WARNING: {w}. Connect with a read-only role (or pass --require-read-only-role to refuse to start).");
+    }
+    Engine::new(
+        backend,
+        EngineConfig {
+            policy,
+            max_result_bytes: cfg.max_result_bytes,
+            statement_timeout: cfg.statement_timeout,
+        },
+    )
+    .await
+}
+
+async fn serve(cfg: ServeConfig) -> Result<(), String> {
+    let audit = match &cfg.audit_file {
+        Some(p) => Audit::file(p)
+            .map_err(|e| format!("cannot open the audit file {}: {e}", p.display()))?,
+        None => Audit::stderr(),
+    };
+    let token = match (&cfg.http, &cfg.auth_token_env) {
+        (Some(_), Some(var)) => match std::env::var(var) {
+            Ok(t) if !t.trim().is_empty() => Some(t.trim().to_string()),
+            _ => return Err(format!("--auth-token-env {var}: the variable is not set or empty")),
+        },
+        (Some(_), None) if !cfg.allow_unauthenticated => {
+            return Err(
+                "HTTP needs a bearer token: pass --auth-token-env VAR (the variable holds the token), or --allow-unauthenticated on a loopback address"
+                    .into(),
+            )
+        }
+        _ => None,
+    };
+    let engine = Arc::new(build_engine(&cfg).await?);
+    let shutdown = CancellationToken::new();
+    {
+        let s = shutdown.clone();
+        tokio::spawn(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            s.cancel();
+        });
+    }
+    match &cfg.http {
+        Some(addr) => {
+            let opts = HttpOptions {
+                addr: addr.clone(),
+                stateless: cfg.stateless,
+                token,
+                allowed_origins: cfg.allowed_origins.clone(),
+                max_body_bytes: cfg.max_body_bytes,
+            };
+            serve_http(engine, audit, opts, shutdown, None).await
+        }
+        None => {
+            let server = SqlGateServer::new(engine, audit);
+            let running = server
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| format!("MCP stdio failed to start: {e}"))?;
+            tokio::select! {
+                r = running.waiting() => r.map(|_| ()).map_err(|e| format!("MCP stdio: {e}")),
+                _ = shutdown.cancelled() => Ok(()),
+            }
+        }
+    }
 }
