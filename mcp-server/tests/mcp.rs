@@ -1,0 +1,383 @@
+//! The MCP server end to end: an in-process rmcp client, the binary over stdio, and HTTP with auth,
+//! Origin and body-cap checks. All on the embedded demo database.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use sqlgate_mcp::audit::Audit;
+use sqlgate_mcp::demo::{demo_backend, demo_policy};
+use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::http::{serve_http, HttpOptions};
+use sqlgate_mcp::tools::SqlGateServer;
+use tokio_util::sync::CancellationToken;
+
+async fn engine() -> Arc<Engine> {
+    let backend = demo_backend().expect("demo backend");
+    Arc::new(
+        Engine::new(
+            backend,
+            EngineConfig {
+                policy: demo_policy(),
+                max_result_bytes: 1 << 20,
+                statement_timeout: Duration::from_secs(5),
+            },
+        )
+        .await
+        .expect("engine"),
+    )
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
+    let mut p = CallToolRequestParams::new(tool.to_string());
+    if let Value::Object(m) = args {
+        p = p.with_arguments(m);
+    }
+    client.call_tool(p).await.expect("call_tool")
+}
+
+fn structured(r: &CallToolResult) -> Value {
+    r.structured_content.clone().expect("structured content")
+}
+
+/// Every tool and error path, through any connected client.
+async fn exercise(client: &RunningService<RoleClient, ()>) {
+    let tools = client.list_all_tools().await.expect("list tools");
+    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    for n in [
+        "list_tables",
+        "describe_table",
+        "validate_query",
+        "run_query",
+    ] {
+        let t = tools
+            .iter()
+            .find(|t| t.name == n)
+            .unwrap_or_else(|| panic!("{n} in {names:?}"));
+        assert!(t.output_schema.is_some(), "{n} has an output schema");
+        let a = t.annotations.clone().expect("annotations");
+        assert_eq!(a.read_only_hint, Some(true));
+        assert_eq!(a.destructive_hint, Some(false));
+        assert_eq!(a.idempotent_hint, Some(true));
+        assert_eq!(a.open_world_hint, Some(false));
+    }
+
+    let r = call(client, "list_tables", json!({})).await;
+    assert_ne!(r.is_error, Some(true));
+    let tables = structured(&r)["tables"].clone();
+    let listed: Vec<&str> = tables
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(
+        listed,
+        vec!["customers", "order_lines", "orders", "products"]
+    );
+
+    let r = call(client, "describe_table", json!({"table": "customers"})).await;
+    let d = structured(&r);
+    let email = d["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .find(|c| c["name"] == "email")
+        .cloned();
+    assert_eq!(email.expect("email column")["protected"], true);
+    assert_eq!(d["primary_key"], json!(["id"]));
+    assert!(d["referenced_by"].as_array().is_some_and(|a| !a.is_empty()));
+    let r = call(client, "describe_table", json!({"table": "order_lines"})).await;
+    assert_eq!(
+        structured(&r)["foreign_keys"].as_array().map(Vec::len),
+        Some(2)
+    );
+
+    let r = call(client, "describe_table", json!({"table": "custmers"})).await;
+    assert_eq!(r.is_error, Some(true));
+    let e = structured(&r);
+    assert_eq!(e["code"], "unknown_table");
+    assert!(e["hint"].as_str().is_some_and(|h| h.contains("customers")));
+    let r = call(
+        client,
+        "describe_table",
+        json!({"table": "x; DROP TABLE orders"}),
+    )
+    .await;
+    assert_eq!(structured(&r)["code"], "bad_request");
+    let r = call(client, "describe_table", json!({"table": "sqlite_master"})).await;
+    assert_eq!(r.is_error, Some(true));
+
+    let r = call(
+        client,
+        "validate_query",
+        json!({"sql": "SELECT name FROM products"}),
+    )
+    .await;
+    let v = structured(&r);
+    assert_eq!(v["allowed"], true);
+    assert_eq!(v["sql"], "SELECT name FROM products LIMIT 101");
+    let r = call(
+        client,
+        "validate_query",
+        json!({"sql": "DELETE FROM orders"}),
+    )
+    .await;
+    let v = structured(&r);
+    assert_eq!(v["allowed"], false);
+    assert_eq!(v["query_class"], "mutation_delete");
+
+    let r = call(
+        client,
+        "run_query",
+        json!({"sql": "SELECT id, name, price_cents FROM products ORDER BY id"}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true));
+    let out = structured(&r);
+    assert_eq!(out["row_count"], 24);
+    assert_eq!(out["truncated"], false);
+    assert_eq!(out["rows"][0]["name"], "Espresso beans 1kg");
+    assert_eq!(out["columns"][2]["name"], "price_cents");
+    assert_eq!(out["query_class"], "select");
+    assert!(r
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .is_some_and(|t| t.text.contains("Espresso")));
+
+    // Row cap: 100 returned, truncated.
+    let r = call(
+        client,
+        "run_query",
+        json!({"sql": "SELECT order_id, line_no FROM order_lines"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_eq!(out["row_count"], 100);
+    assert_eq!(out["truncated"], true);
+
+    // Duplicate column names are disambiguated.
+    let r = call(client, "run_query", json!({"sql": "SELECT o.id, c.id FROM orders o JOIN customers c ON c.id = o.customer_id ORDER BY o.id LIMIT 1"})).await;
+    let row = structured(&r)["rows"][0].clone();
+    assert!(
+        row.get("id").is_some() && row.get("id_2").is_some(),
+        "{row}"
+    );
+
+    for (sql, code) in [
+        ("SELECT 1; DROP TABLE orders", "multiple_statements"),
+        ("SELECT name, phone FROM customers", "column_not_allowed"),
+        ("SELECT load_extension('x')", "function_not_allowed"),
+        ("UPDATE orders SET status = 'x'", "statement_not_allowed"),
+        ("SELECT * FROM custmers", "unknown_table"),
+        ("", "empty"),
+    ] {
+        let r = call(client, "run_query", json!({ "sql": sql })).await;
+        assert_eq!(r.is_error, Some(true), "{sql}");
+        let e = structured(&r);
+        assert_eq!(e["code"], code, "{sql}: {e}");
+        assert!(
+            e.get("stage").is_some() && e.get("retryable").is_some() && e.get("message").is_some()
+        );
+    }
+    // A database error (not a guard refusal) carries database_error.
+    let r = call(
+        client,
+        "run_query",
+        json!({"sql": "SELECT no_such_column FROM products"}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(true));
+    let code = structured(&r)["code"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        code == "unknown_column" || code == "database_error",
+        "{code}"
+    );
+}
+
+#[tokio::test]
+async fn in_process_client_every_tool() {
+    let engine = engine().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit_path = dir.path().join("audit.jsonl");
+    let server = SqlGateServer::new(engine, Audit::file(&audit_path).expect("audit"));
+    let (a, b) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(a).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(b).await.expect("client");
+    exercise(&client).await;
+    let _ = client.cancel().await;
+    let audit = std::fs::read_to_string(&audit_path).expect("audit file");
+    let records: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert!(records.len() > 10);
+    let refused = records
+        .iter()
+        .find(|r| r["code"] == "multiple_statements")
+        .expect("refusal audited");
+    assert_eq!(refused["decision"], "refuse");
+    assert_eq!(refused["tool"], "run_query");
+    assert!(refused["time"].as_str().is_some_and(|t| t.contains('T')));
+    // Row values never reach the audit log.
+    assert!(!audit.contains("Espresso beans"));
+}
+
+#[tokio::test]
+async fn binary_over_stdio() {
+    let bin = env!("CARGO_BIN_EXE_sqlgate-mcp");
+    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|c| {
+        c.args(["serve", "--demo"]);
+        c.stderr(std::process::Stdio::null());
+    }))
+    .expect("spawn");
+    let client = ().serve(transport).await.expect("initialize");
+    let info = client.peer_info().expect("server info");
+    assert!(info
+        .instructions
+        .as_deref()
+        .is_some_and(|i| i.contains("sqlgate")));
+    exercise(&client).await;
+    let _ = client.cancel().await;
+}
+
+async fn start_http(token: Option<&str>, stateless: bool) -> (String, CancellationToken) {
+    let engine = engine().await;
+    let shutdown = CancellationToken::new();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let opts = HttpOptions {
+        addr: "127.0.0.1:0".into(),
+        stateless,
+        token: token.map(str::to_string),
+        allowed_origins: vec!["http://localhost:3000".into()],
+        max_body_bytes: 64 * 1024,
+    };
+    let s = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = serve_http(engine, Audit::stderr(), opts, s, Some(tx)).await;
+    });
+    let addr = rx.await.expect("bound");
+    (format!("http://{addr}/mcp"), shutdown)
+}
+
+fn init_body() -> Value {
+    json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-06-18","capabilities":{},
+        "clientInfo":{"name":"raw-test","version":"0"}}})
+}
+
+#[tokio::test]
+async fn http_auth_origin_and_body_cap() {
+    let (url, shutdown) = start_http(Some("t0ken"), false).await;
+    let http = reqwest::Client::new();
+    let post = |auth: Option<&str>, origin: Option<&str>, body: String| {
+        let mut r = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body);
+        if let Some(a) = auth {
+            r = r.header("authorization", a);
+        }
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        r.send()
+    };
+    let body = init_body().to_string();
+    assert_eq!(
+        post(None, None, body.clone()).await.expect("send").status(),
+        401
+    );
+    assert_eq!(
+        post(Some("Bearer wrong"), None, body.clone())
+            .await
+            .expect("send")
+            .status(),
+        401
+    );
+    assert_eq!(
+        post(Some("Bearer t0ken"), None, body.clone())
+            .await
+            .expect("send")
+            .status(),
+        200
+    );
+    assert_eq!(
+        post(
+            Some("Bearer t0ken"),
+            Some("http://evil.example"),
+            body.clone()
+        )
+        .await
+        .expect("send")
+        .status(),
+        403
+    );
+    assert_eq!(
+        post(
+            Some("Bearer t0ken"),
+            Some("http://localhost:3000"),
+            body.clone()
+        )
+        .await
+        .expect("send")
+        .status(),
+        200
+    );
+    let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(100 * 1024));
+    assert_eq!(
+        post(Some("Bearer t0ken"), None, big)
+            .await
+            .expect("send")
+            .status(),
+        413
+    );
+    shutdown.cancel();
+}
+
+#[tokio::test]
+async fn http_client_every_tool_stateful_and_stateless() {
+    for stateless in [false, true] {
+        let (url, shutdown) = start_http(None, stateless).await;
+        let transport = StreamableHttpClientTransport::from_uri(url);
+        let client = ().serve(transport).await.expect("initialize over HTTP");
+        exercise(&client).await;
+        let _ = client.cancel().await;
+        shutdown.cancel();
+    }
+}
+
+#[tokio::test]
+async fn serve_refuses_public_bind_without_token() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqlgate-mcp"))
+        .args([
+            "serve",
+            "--demo",
+            "--http",
+            "0.0.0.0:0",
+            "--allow-unauthenticated",
+        ])
+        .output()
+        .expect("run");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without a bearer token"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sqlgate-mcp"))
+        .args(["serve", "--demo", "--http", "127.0.0.1:0"])
+        .output()
+        .expect("run");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bearer token"));
+}
