@@ -1,0 +1,68 @@
+// Type test: `tsc --noEmit` checks this file against the generated index.d.ts.
+import { Guard, classify } from '..'
+import type { Approved, ErrorCode, GuardOptions, Policy, QueryClass, Rejection, Verdict } from '..'
+
+const options: GuardOptions = {
+  dialect: 'postgres',
+  maxRows: 100,
+  maxSqlBytes: 65536,
+  maxDepth: 32,
+  allowExplain: true,
+  allowSystemCatalogs: false,
+  functions: { allow: ['my_schema.safe_fn'], deny: ['random'] },
+  tables: { allow: ['public.*'], deny: ['public.secrets'] },
+  columns: { deny: ['*.ssn', 'customer.email'] },
+  catalog: {
+    tables: [
+      {
+        schema: 'public',
+        name: 'customer',
+        columns: [{ name: 'id', type: 'integer', nullable: false }, { name: 'email' }],
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['id'], referencedTable: 'account', referencedColumns: ['id'] }],
+      },
+    ],
+  },
+}
+const guard = new Guard(options)
+const uncapped: Guard = new Guard({ maxRows: null })
+const defaults: Guard = new Guard()
+
+const policy: Policy = { dialect: 'sqlite', max_rows: null, tables: { deny: ['employee'] } }
+const fromPolicy: Guard = Guard.fromPolicy(policy)
+const fromJson: Guard = Guard.fromPolicy('{"dialect": "sqlite"}')
+
+function describe(sql: string): string {
+  try {
+    const approved: Approved = guard.check(sql)
+    const capped: number | null = approved.limit.value
+    return `${approved.sql} (${approved.queryClass}, ${approved.limit.action}, cap ${capped})`
+  } catch (e) {
+    const r = e as Error & Rejection
+    const code: ErrorCode = r.code
+    const where = r.location ? `${r.location.line}:${r.location.column}` : 'unknown position'
+    return `${code} at ${r.stage} ${where}: ${r.message} ${r.hint ?? ''} ${r.retryable} ${r.queryClass} ${r.statementCount}`
+  }
+}
+
+async function describeAsync(sql: string): Promise<string> {
+  const approved: Approved = await guard.checkAsync(sql)
+  return approved.sql
+}
+
+const verdict: Verdict = guard.verdict('DELETE FROM t')
+const allowed: boolean = verdict.allowed
+const klass: QueryClass = verdict.query_class
+const count: number = verdict.statement_count
+const errorCode: ErrorCode | undefined = verdict.error?.code
+const hint: string | null | undefined = verdict.error?.hint
+
+const kind: QueryClass = classify('SELECT 1', 'duckdb')
+const enforced: Policy = guard.policy
+
+// @ts-expect-error: unknown dialects are not in the Dialect union
+classify('SELECT 1', 'oracle')
+// @ts-expect-error: options are camelCase
+new Guard({ max_rows: 10 })
+
+export { describe, describeAsync, uncapped, defaults, fromPolicy, fromJson, allowed, klass, count, errorCode, hint, kind, enforced }
