@@ -146,14 +146,14 @@ fn check_one(base: &Policy, guards: &mut HashMap<Dialect, Guard>, req: &JsonlReq
             Err(e) => return bad_request(e),
         },
     };
-    if !guards.contains_key(&dialect) {
+    if let std::collections::hash_map::Entry::Vacant(slot) = guards.entry(dialect) {
         let policy = Policy {
             dialect,
             ..base.clone()
         };
         match Guard::new(policy) {
             Ok(g) => {
-                guards.insert(dialect, g);
+                slot.insert(g);
             }
             Err(e) => return bad_request(e.to_string()),
         }

@@ -308,9 +308,9 @@ async fn demo() -> Result<(), String> {
                 println!("   {} executed: {}", st.ok("ALLOWED"), out.executed_sql);
                 println!(
                     "   {}",
-                    st.dim(&format!(
+                    st.dim(
                         "the row cap was injected as LIMIT 101: sqlgate fetches one row more than the cap of 100 to know whether the result was cut"
-                    ))
+                    )
                 );
                 let cols: Vec<&str> = out.columns.iter().map(|c| c.name.as_str()).collect();
                 println!("   {}", cols.join(" | "));

@@ -2,6 +2,9 @@
 //! catalog, and the four operations (list, describe, validate, run). Transport-agnostic: the MCP
 //! server and the `demo` command both drive it.
 
+// ToolError is the structured content of a refusal; results carry it by value on purpose.
+#![allow(clippy::result_large_err)]
+
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 

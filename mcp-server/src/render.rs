@@ -392,7 +392,7 @@ fn array(elem: &Type, raw: &[u8]) -> Option<Value> {
     fn nest(dims: &[usize], values: &mut std::vec::IntoIter<Value>) -> Value {
         match dims.split_first() {
             None => values.next().unwrap_or(Value::Null),
-            Some((n, rest)) if rest.is_empty() => Value::Array(values.by_ref().take(*n).collect()),
+            Some((n, [])) => Value::Array(values.by_ref().take(*n).collect()),
             Some((n, rest)) => Value::Array((0..*n).map(|_| nest(rest, values)).collect()),
         }
     }
