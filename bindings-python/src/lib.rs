@@ -1,1 +1,406 @@
-//! Python bindings (placeholder).
+//! Python bindings for [`sqlgate`]: the native module `sqlgate._sqlgate`.
+//!
+//! This crate is a thin layer: it converts Python values to core types, forwards to
+//! [`sqlgate::Guard`] with the GIL released, and maps core results back to Python objects and
+//! exceptions. Every decision is made in core. The Python package `sqlgate`
+//! (`python/sqlgate/__init__.py`) re-exports what is defined here; the exception classes
+//! `Rejected` and `PolicyError` are plain Python classes in `sqlgate._errors`, raised from here.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::str::FromStr;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+use pyo3::{intern, IntoPyObjectExt};
+use pythonize::pythonize;
+use sqlgate::policy::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES};
+use sqlgate::{
+    Approved, Dialect, ErrorCode, GuardError, Policy, PolicyError, QueryClass, Rejection, Stage,
+    Verdict,
+};
+
+// The defaults spelled out in `Guard.__new__`'s text signature and in the `.pyi` stub.
+const _: () = assert!(
+    DEFAULT_MAX_ROWS == 1000 && DEFAULT_MAX_SQL_BYTES == 262_144 && DEFAULT_MAX_DEPTH == 64,
+    "core defaults changed: update Guard's text_signature and _sqlgate.pyi"
+);
+
+/// `sqlgate._errors.Rejected`, imported once.
+static REJECTED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `sqlgate._errors.PolicyError`, imported once.
+static POLICY_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `sqlgate._policy.policy_json`, imported once.
+static POLICY_JSON: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The Python-side code string for every core error code.
+///
+/// Deliberately one exhaustive `match` without a wildcard: a code added to core fails to compile
+/// here until it is mapped, so no refusal can reach Python unmapped.
+fn code_str(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::Empty => "empty",
+        ErrorCode::TooLarge => "too_large",
+        ErrorCode::TooDeep => "too_deep",
+        ErrorCode::InvalidCharacter => "invalid_character",
+        ErrorCode::ParseError => "parse_error",
+        ErrorCode::MultipleStatements => "multiple_statements",
+        ErrorCode::StatementNotAllowed => "statement_not_allowed",
+        ErrorCode::DataModifyingCte => "data_modifying_cte",
+        ErrorCode::SelectInto => "select_into",
+        ErrorCode::LockingClause => "locking_clause",
+        ErrorCode::ExplainAnalyze => "explain_analyze",
+        ErrorCode::FunctionNotAllowed => "function_not_allowed",
+        ErrorCode::TableNotAllowed => "table_not_allowed",
+        ErrorCode::SystemCatalog => "system_catalog",
+        ErrorCode::ColumnNotAllowed => "column_not_allowed",
+        ErrorCode::StarOnRestrictedTable => "star_on_restricted_table",
+        ErrorCode::UnknownTable => "unknown_table",
+        ErrorCode::UnknownColumn => "unknown_column",
+        ErrorCode::LimitNotLiteral => "limit_not_literal",
+        ErrorCode::UnsupportedSyntax => "unsupported_syntax",
+        ErrorCode::InternalRoundtrip => "internal_roundtrip",
+        ErrorCode::BadRequest => "bad_request",
+    }
+}
+
+/// The Python-side stage string, exhaustively (same reasoning as [`code_str`]).
+fn stage_str(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Precheck => "precheck",
+        Stage::Parse => "parse",
+        Stage::Classify => "classify",
+        Stage::Validate => "validate",
+        Stage::Rewrite => "rewrite",
+    }
+}
+
+/// Builds a `sqlgate.PolicyError` naming the field at fault.
+fn policy_error(py: Python<'_>, field: &str, message: &str) -> PyErr {
+    let built = POLICY_ERROR
+        .import(py, "sqlgate._errors", "PolicyError")
+        .and_then(|cls| cls.call1((field, message)));
+    match built {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(err) => err,
+    }
+}
+
+/// Maps a core [`PolicyError`] to `sqlgate.PolicyError`.
+fn from_policy_error(py: Python<'_>, error: &PolicyError) -> PyErr {
+    policy_error(py, &error.field, &error.message)
+}
+
+/// Builds the `sqlgate.Rejected` exception for a core [`Rejection`].
+fn rejected(py: Python<'_>, rejection: Rejection) -> PyErr {
+    match build_rejected(py, rejection) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(err) => err,
+    }
+}
+
+fn build_rejected(py: Python<'_>, rejection: Rejection) -> PyResult<Bound<'_, PyAny>> {
+    let Rejection {
+        query_class,
+        statement_count,
+        error:
+            GuardError {
+                code,
+                stage,
+                message,
+                retryable,
+                hint,
+                location,
+            },
+    } = rejection;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(intern!(py, "code"), code_str(code))?;
+    kwargs.set_item(intern!(py, "stage"), stage_str(stage))?;
+    kwargs.set_item(intern!(py, "retryable"), retryable)?;
+    kwargs.set_item(intern!(py, "hint"), hint)?;
+    let location = match location {
+        Some(loc) => {
+            let dict = PyDict::new(py);
+            dict.set_item(intern!(py, "line"), loc.line)?;
+            dict.set_item(intern!(py, "column"), loc.column)?;
+            dict.into_any()
+        }
+        None => py.None().into_bound(py),
+    };
+    kwargs.set_item(intern!(py, "location"), location)?;
+    kwargs.set_item(intern!(py, "query_class"), query_class.as_str())?;
+    kwargs.set_item(intern!(py, "statement_count"), statement_count)?;
+    let cls = REJECTED.import(py, "sqlgate._errors", "Rejected")?;
+    cls.call((message,), Some(&kwargs))
+}
+
+/// Converts any serde value (core's verdict, policy, limit) to plain Python objects.
+fn to_python<'py, T: serde::Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+    pythonize(py, value).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Parses a dialect name (aliases such as `postgresql` and `sqlserver` are accepted by core).
+fn parse_dialect(py: Python<'_>, name: &str) -> PyResult<Dialect> {
+    Dialect::from_str(name).map_err(|message| policy_error(py, "dialect", &message))
+}
+
+/// Converts an optional Python mapping into one section of the policy, through JSON so that the
+/// core's serde rules (unknown fields refused) apply unchanged.
+fn section<T: serde::de::DeserializeOwned + Default>(
+    py: Python<'_>,
+    field: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<T> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(T::default());
+    };
+    let text: String = py
+        .import(intern!(py, "json"))?
+        .call_method1(intern!(py, "dumps"), (value,))?
+        .extract()?;
+    serde_json::from_str(&text).map_err(|e| policy_error(py, field, &e.to_string()))
+}
+
+/// An approved query: execute `sql`, never the text that was submitted.
+#[pyclass(frozen, module = "sqlgate._sqlgate", name = "Approved")]
+pub struct PyApproved {
+    inner: Approved,
+}
+
+#[pymethods]
+impl PyApproved {
+    /// SQL regenerated from the checked tree, row cap applied. Execute this.
+    #[getter]
+    fn sql(&self) -> &str {
+        &self.inner.sql
+    }
+
+    /// Class of the statement (always `"select"` for an approved query).
+    #[getter]
+    fn query_class(&self) -> &'static str {
+        self.inner.query_class.as_str()
+    }
+
+    /// Number of statements (always 1 when approved).
+    #[getter]
+    fn statement_count(&self) -> usize {
+        self.inner.statement_count
+    }
+
+    /// Tables the query reads, sorted.
+    #[getter]
+    fn tables(&self) -> Vec<String> {
+        self.inner.tables.clone()
+    }
+
+    /// Columns the query reads (`table.column`), when a catalog resolved them; sorted.
+    #[getter]
+    fn columns(&self) -> Vec<String> {
+        self.inner.columns.clone()
+    }
+
+    /// Functions the query calls, sorted.
+    #[getter]
+    fn functions(&self) -> Vec<String> {
+        self.inner.functions.clone()
+    }
+
+    /// What the row cap did: `{"action": ..., "value": ..., "original": ...}`.
+    #[getter]
+    fn limit<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &self.inner.limit)
+    }
+
+    /// The verdict dict (`allowed: True`), identical to `Guard.verdict` for the same SQL.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &Verdict::from(Ok(self.inner.clone())))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let sql = PyString::new(py, &self.inner.sql).repr()?;
+        let tables = self.tables().into_bound_py_any(py)?.repr()?;
+        let limit = match self.inner.limit.value {
+            Some(value) => value.to_string(),
+            None => String::from("None"),
+        };
+        Ok(format!(
+            "Approved(sql={sql}, query_class='{}', tables={tables}, limit={limit})",
+            self.inner.query_class.as_str()
+        ))
+    }
+}
+
+/// A compiled policy. Build it once and share it between threads: checks release the GIL.
+#[pyclass(frozen, module = "sqlgate._sqlgate", name = "Guard")]
+pub struct PyGuard {
+    inner: sqlgate::Guard,
+}
+
+impl PyGuard {
+    fn build(py: Python<'_>, policy: Policy) -> PyResult<Self> {
+        sqlgate::Guard::new(policy)
+            .map(|inner| PyGuard { inner })
+            .map_err(|e| from_policy_error(py, &e))
+    }
+}
+
+#[pymethods]
+impl PyGuard {
+    #[new]
+    #[pyo3(signature = (
+        dialect = "postgres",
+        max_rows = Some(DEFAULT_MAX_ROWS),
+        allow_explain = false,
+        functions = None,
+        tables = None,
+        columns = None,
+        catalog = None,
+        max_sql_bytes = DEFAULT_MAX_SQL_BYTES,
+        max_depth = DEFAULT_MAX_DEPTH,
+        allow_system_catalogs = false,
+    ))]
+    #[pyo3(
+        text_signature = "(dialect='postgres', max_rows=1000, allow_explain=False, \
+        functions=None, tables=None, columns=None, catalog=None, max_sql_bytes=262144, \
+        max_depth=64, allow_system_catalogs=False)"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        dialect: &str,
+        max_rows: Option<u64>,
+        allow_explain: bool,
+        functions: Option<&Bound<'_, PyAny>>,
+        tables: Option<&Bound<'_, PyAny>>,
+        columns: Option<&Bound<'_, PyAny>>,
+        catalog: Option<&Bound<'_, PyAny>>,
+        max_sql_bytes: usize,
+        max_depth: usize,
+        allow_system_catalogs: bool,
+    ) -> PyResult<Self> {
+        let catalog = match catalog.filter(|c| !c.is_none()) {
+            Some(c) => Some(section(py, "catalog", Some(c))?),
+            None => None,
+        };
+        let policy = Policy {
+            dialect: parse_dialect(py, dialect)?,
+            max_rows,
+            max_sql_bytes,
+            max_depth,
+            allow_explain,
+            allow_system_catalogs,
+            functions: section(py, "functions", functions)?,
+            tables: section(py, "tables", tables)?,
+            columns: section(py, "columns", columns)?,
+            catalog,
+        };
+        Self::build(py, policy)
+    }
+
+    /// A guard from a whole policy: a mapping, JSON text, or a path to a `.json` / `.toml` file.
+    #[classmethod]
+    fn from_policy(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        policy: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let loader = POLICY_JSON.import(py, "sqlgate._policy", "policy_json")?;
+        let text: String = loader.call1((policy,))?.extract()?;
+        let policy = Policy::from_json(&text).map_err(|e| from_policy_error(py, &e))?;
+        Self::build(py, policy)
+    }
+
+    /// Checks `sql`: returns the `Approved` query or raises `Rejected`.
+    fn check(&self, py: Python<'_>, sql: &str) -> PyResult<PyApproved> {
+        match py.detach(|| self.inner.check(sql)) {
+            Ok(inner) => Ok(PyApproved { inner }),
+            Err(rejection) => Err(rejected(py, rejection)),
+        }
+    }
+
+    /// The verdict for `sql` as a dict in the shared JSON shape; never raises for a refusal.
+    fn verdict<'py>(&self, py: Python<'py>, sql: &str) -> PyResult<Bound<'py, PyAny>> {
+        let verdict = py.detach(|| self.inner.verdict(sql));
+        to_python(py, &verdict)
+    }
+
+    /// The verdict as JSON text (the core's serialisation, byte for byte).
+    fn verdict_json(&self, py: Python<'_>, sql: &str) -> String {
+        py.detach(|| self.inner.verdict(sql).to_json())
+    }
+
+    /// The effective policy, every field filled in, as a dict.
+    #[getter]
+    fn policy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, self.inner.policy())
+    }
+
+    /// The dialect name.
+    #[getter]
+    fn dialect(&self) -> &'static str {
+        self.inner.policy().dialect.as_str()
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let text = serde_json::to_string(slf.get().inner.policy())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let constructor = slf.get_type().getattr(intern!(py, "from_policy"))?;
+        Ok((constructor, PyTuple::new(py, [text])?))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let policy = self.inner.policy();
+        let current =
+            serde_json::to_value(policy).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let default = serde_json::to_value(Policy::for_dialect(policy.dialect))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let mut parts = Vec::new();
+        if let serde_json::Value::Object(fields) = &current {
+            for (key, value) in fields {
+                let always = key == "dialect" || key == "max_rows";
+                if always || default.get(key) != Some(value) {
+                    let shown = to_python(py, value)?.repr()?;
+                    parts.push(format!("{key}={shown}"));
+                }
+            }
+        }
+        Ok(format!("Guard({})", parts.join(", ")))
+    }
+}
+
+/// The class of `sql` in `dialect` without any policy, e.g. `"select"` or `"mutation_delete"`.
+#[pyfunction]
+#[pyo3(signature = (sql, dialect = "postgres"))]
+fn classify(py: Python<'_>, sql: &str, dialect: &str) -> PyResult<&'static str> {
+    let dialect = parse_dialect(py, dialect)?;
+    Ok(py.detach(|| sqlgate::classify(sql, dialect)).as_str())
+}
+
+/// The JSON Schema of the policy, as a dict.
+#[pyfunction]
+fn policy_schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    to_python(py, &Policy::json_schema())
+}
+
+/// The native module `sqlgate._sqlgate`.
+#[pymodule]
+fn _sqlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGuard>()?;
+    m.add_class::<PyApproved>()?;
+    m.add_function(wrap_pyfunction!(classify, m)?)?;
+    m.add_function(wrap_pyfunction!(policy_schema, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| code_str(*c)).collect();
+    m.add("ERROR_CODES", PyTuple::new(m.py(), codes)?)?;
+    let classes: Vec<&str> = QueryClass::ALL.iter().map(|c| c.as_str()).collect();
+    m.add("QUERY_CLASSES", PyTuple::new(m.py(), classes)?)?;
+    let dialects: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
+    m.add("DIALECTS", PyTuple::new(m.py(), dialects)?)?;
+    Ok(())
+}

@@ -1,0 +1,40 @@
+"""sqlgate: a read-only SQL guard for AI agents.
+
+>>> from sqlgate import Guard, Rejected
+>>> guard = Guard(dialect="sqlite", max_rows=100)
+>>> guard.check("SELECT name FROM artist").sql
+'SELECT name FROM artist LIMIT 100'
+
+Execute ``approved.sql``, never the text that was submitted. Every decision is made by the Rust
+core; this package converts types and maps errors.
+"""
+
+from __future__ import annotations
+
+from ._errors import PolicyError, Rejected
+from ._sqlgate import (
+    DIALECTS,
+    ERROR_CODES,
+    QUERY_CLASSES,
+    Approved,
+    Guard,
+    __version__,
+    classify,
+    policy_schema,
+)
+from ._types import LimitInfo, Location
+
+__all__ = [
+    "DIALECTS",
+    "ERROR_CODES",
+    "QUERY_CLASSES",
+    "Approved",
+    "Guard",
+    "LimitInfo",
+    "Location",
+    "PolicyError",
+    "Rejected",
+    "__version__",
+    "classify",
+    "policy_schema",
+]

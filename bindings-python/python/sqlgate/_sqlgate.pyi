@@ -1,0 +1,75 @@
+"""Native module of sqlgate (Rust, PyO3). Import from :mod:`sqlgate` instead."""
+
+from collections.abc import Mapping
+from os import PathLike
+from typing import Any, final
+
+from ._types import LimitInfo
+
+__all__ = [
+    "Guard",
+    "Approved",
+    "classify",
+    "policy_schema",
+    "__version__",
+    "ERROR_CODES",
+    "QUERY_CLASSES",
+    "DIALECTS",
+]
+
+__version__: str
+ERROR_CODES: tuple[str, ...]
+QUERY_CLASSES: tuple[str, ...]
+DIALECTS: tuple[str, ...]
+
+@final
+class Approved:
+    """An approved query: execute ``sql``, never the text that was submitted."""
+
+    @property
+    def sql(self) -> str:
+        """SQL regenerated from the checked tree, row cap applied. Execute this."""
+    @property
+    def query_class(self) -> str: ...
+    @property
+    def statement_count(self) -> int: ...
+    @property
+    def tables(self) -> list[str]: ...
+    @property
+    def columns(self) -> list[str]: ...
+    @property
+    def functions(self) -> list[str]: ...
+    @property
+    def limit(self) -> LimitInfo: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class Guard:
+    """A compiled policy; share one between threads (checks release the GIL)."""
+
+    def __new__(
+        cls,
+        dialect: str = "postgres",
+        max_rows: int | None = 1000,
+        allow_explain: bool = False,
+        functions: Mapping[str, Any] | None = None,
+        tables: Mapping[str, Any] | None = None,
+        columns: Mapping[str, Any] | None = None,
+        catalog: Mapping[str, Any] | None = None,
+        max_sql_bytes: int = 262144,
+        max_depth: int = 64,
+        allow_system_catalogs: bool = False,
+    ) -> Guard: ...
+    @classmethod
+    def from_policy(cls, policy: Mapping[str, Any] | str | PathLike[str]) -> Guard: ...
+    def check(self, sql: str) -> Approved: ...
+    def verdict(self, sql: str) -> dict[str, Any]: ...
+    def verdict_json(self, sql: str) -> str: ...
+    @property
+    def policy(self) -> dict[str, Any]: ...
+    @property
+    def dialect(self) -> str: ...
+    def __reduce__(self) -> tuple[Any, tuple[str]]: ...
+
+def classify(sql: str, dialect: str = "postgres") -> str: ...
+def policy_schema() -> dict[str, Any]: ...
