@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Non-cargo tests of sqlgate-mcp: interop with the official MCP Python SDK over stdio and HTTP.
+# Run from the repository root on a fresh machine. Cargo tests run separately (cargo test --workspace).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+cargo build -p sqlgate-mcp
+export SQLGATE_MCP_BIN="$CARGO_TARGET_DIR/debug/sqlgate-mcp"
+VENV="$(mktemp -d)/venv"
+python3 -m venv "$VENV"
+"$VENV/bin/pip" install --quiet --disable-pip-version-check "mcp==2.3.0" pytest
+"$VENV/bin/python" -m pytest -q mcp-server/tests/python

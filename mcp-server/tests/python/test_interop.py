@@ -1,0 +1,90 @@
+"""Interop: the official MCP Python SDK drives sqlgate-mcp over stdio and streamable HTTP."""
+import asyncio
+import os
+import re
+import subprocess
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+BIN = os.environ["SQLGATE_MCP_BIN"]
+
+
+def attr(obj, snake, camel):
+    """The SDK's field, whichever spelling this SDK version uses."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
+def sc(r):
+    return attr(r, "structured_content", "structuredContent")
+
+
+def err(r):
+    return attr(r, "is_error", "isError")
+
+
+async def exercise(session: ClientSession) -> None:
+    await session.initialize()
+    tools = (await session.list_tools()).tools
+    names = {t.name for t in tools}
+    assert names == {"list_tables", "describe_table", "validate_query", "run_query"}
+    for t in tools:
+        assert attr(t, "output_schema", "outputSchema") is not None
+        assert attr(t.annotations, "read_only_hint", "readOnlyHint") is True
+        assert attr(t.annotations, "destructive_hint", "destructiveHint") is False
+    r = await session.call_tool("list_tables", {})
+    assert not err(r)
+    assert [t["name"] for t in sc(r)["tables"]] == ["customers", "order_lines", "orders", "products"]
+    r = await session.call_tool("describe_table", {"table": "customers"})
+    assert any(c["name"] == "email" and c["protected"] for c in sc(r)["columns"])
+    r = await session.call_tool("validate_query", {"sql": "SELECT name FROM products"})
+    assert sc(r)["allowed"] is True
+    r = await session.call_tool("run_query", {"sql": "SELECT name FROM products ORDER BY id"})
+    assert not err(r)
+    assert sc(r)["row_count"] == 24
+    r = await session.call_tool("run_query", {"sql": "SELECT 1; DROP TABLE orders"})
+    assert err(r)
+    assert sc(r)["code"] == "multiple_statements"
+
+
+def test_stdio():
+    async def main():
+        params = StdioServerParameters(command=BIN, args=["serve", "--demo"])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await exercise(session)
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("stateless", [False, True])
+def test_http(stateless):
+    env = dict(os.environ, SQLGATE_TEST_TOKEN="interop-token")
+    args = [BIN, "serve", "--demo", "--http", "127.0.0.1:0", "--auth-token-env", "SQLGATE_TEST_TOKEN"]
+    if stateless:
+        args.append("--stateless")
+    proc = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        for _ in range(100):
+            line = proc.stderr.readline()
+            m = re.search(r"listening on (http://\S+)", line)
+            if m:
+                url = m.group(1)
+                break
+        assert url, "server did not report its address"
+
+        async def main():
+            headers = {"Authorization": "Bearer interop-token"}
+            async with create_mcp_http_client(headers=headers) as http:
+                async with streamable_http_client(url, http_client=http) as streams:
+                    async with ClientSession(streams[0], streams[1]) as session:
+                        await exercise(session)
+
+        asyncio.run(main())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
