@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import statistics
 import sys
@@ -33,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import sqlgate
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 BINDINGS = Path(__file__).resolve().parents[1]
 REPO = BINDINGS.parent
@@ -118,7 +121,7 @@ def sqlglot_guard(dialect: str) -> Callable[[str], object] | None:
     def run(sql: str) -> object:
         try:
             trees = sqlglot.parse(sql, read=read)
-        except sqlglot.errors.SqlglotError:
+        except (sqlglot.errors.SqlglotError, RecursionError):
             return "parse_error"
         if len(trees) != 1 or trees[0] is None:
             return "multiple_statements"
@@ -128,9 +131,12 @@ def sqlglot_guard(dialect: str) -> Callable[[str], object] | None:
         for node in tree.walk():
             if isinstance(node, forbidden):
                 return "statement_not_allowed"
-        if tree.args.get("limit") is None:
-            tree = tree.limit(1000, copy=False)
-        return tree.sql(dialect=read)
+        try:
+            if tree.args.get("limit") is None:
+                tree = tree.limit(1000, copy=False)
+            return tree.sql(dialect=read)
+        except (sqlglot.errors.SqlglotError, RecursionError):
+            return "unsupported"
 
     return run
 

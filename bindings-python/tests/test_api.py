@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import pickle
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -331,3 +333,34 @@ def test_policy_schema() -> None:
     schema = sqlgate.policy_schema()
     assert "properties" in schema
     assert "max_rows" in schema["properties"]
+
+
+def test_gil_released_while_checking() -> None:
+    """Another Python thread keeps running during one long check (the GIL is released)."""
+    guard = Guard(max_sql_bytes=1 << 22)
+    sql = "SELECT a FROM t WHERE a IN (" + ", ".join(str(i) for i in range(60000)) + ")"
+    start = time.perf_counter()
+    assert guard.verdict(sql)["allowed"] is True
+    duration = time.perf_counter() - start
+
+    done = threading.Event()
+    started = threading.Event()
+
+    def worker() -> None:
+        started.set()
+        guard.check(sql)
+        done.set()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    started.wait()
+    gaps = []
+    last = time.perf_counter()
+    while not done.is_set():
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+    thread.join()
+    # With the GIL held, this loop would stall for the whole check (`duration`).
+    assert len(gaps) > 100
+    assert max(gaps) < duration / 2, (max(gaps), duration)
