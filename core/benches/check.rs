@@ -1,1 +1,181 @@
-fn main() {}
+//! `cargo bench -p sqlgate --bench check`: time per `Guard::check` (self-check included) on the
+//! Chinook gold and Spider dev queries, cost against input size, and the cost of a large
+//! data-access policy (50 table patterns, 50 protected columns, a 200-table catalog).
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use sqlgate::{
+    Catalog, CatalogColumn, CatalogTable, ColumnRules, Dialect, Guard, Policy, TableRules,
+};
+
+/// (dialect, sql) pairs from the corpus, or from the repo's vectors when the corpus is absent.
+fn queries() -> Vec<(Dialect, String)> {
+    let corpus = std::env::var_os("SQLGATE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
+    let files = ["chinook/chinook_gold.jsonl", "spider/spider_dev.jsonl"];
+    let mut out = Vec::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(corpus.join(f)) else {
+            eprintln!("corpus file {f} not found; benchmarking without it");
+            continue;
+        };
+        for line in text.lines() {
+            let Ok(row) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let dialect = row["dialect"]
+                .as_str()
+                .and_then(|d| d.parse().ok())
+                .unwrap_or(Dialect::Sqlite);
+            if let Some(sql) = row["sql"].as_str() {
+                out.push((dialect, sql.to_string()));
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push((
+            Dialect::Postgres,
+            "SELECT name FROM artist ORDER BY name".to_string(),
+        ));
+    }
+    out
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Median over queries of each query's median time, in microseconds.
+fn median_check_us(guard: &Guard, queries: &[String]) -> f64 {
+    let per_query: Vec<f64> = queries
+        .iter()
+        .map(|q| {
+            let runs: Vec<f64> = (0..31)
+                .map(|_| {
+                    let t = Instant::now();
+                    let _ = black_box(guard.check(black_box(q)));
+                    t.elapsed().as_secs_f64() * 1e6
+                })
+                .collect();
+            median(runs)
+        })
+        .collect();
+    median(per_query)
+}
+
+/// A policy with 50 table patterns, 50 protected columns and a 200-table catalog.
+fn big_policy(dialect: Dialect) -> Policy {
+    let tables: Vec<CatalogTable> = (0..200)
+        .map(|i| CatalogTable {
+            name: format!("table_{i}"),
+            columns: (0..10)
+                .map(|c| CatalogColumn {
+                    name: format!("col_{c}"),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    Policy {
+        tables: TableRules {
+            allow: vec![],
+            deny: (0..50)
+                .map(|i| format!("secret_schema.secret_{i}"))
+                .collect(),
+        },
+        columns: ColumnRules {
+            deny: (0..50).map(|i| format!("table_{i}.col_9")).collect(),
+        },
+        catalog: Some(Catalog { tables }),
+        ..Policy::for_dialect(dialect)
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let all = queries();
+    let sqlite: Vec<String> = all
+        .iter()
+        .filter(|(d, _)| *d == Dialect::Sqlite)
+        .map(|(_, q)| q.clone())
+        .collect();
+    let plain = Guard::new(Policy::for_dialect(Dialect::Sqlite)).expect("policy");
+
+    // The figure the README quotes: median per check over the corpus queries.
+    println!(
+        "median check (Chinook gold + Spider dev, {} queries): {:.2} µs",
+        sqlite.len(),
+        median_check_us(&plain, &sqlite)
+    );
+
+    // Policy cost: the same queries, rewritten onto the catalog's tables so that they resolve.
+    let synthetic: Vec<String> = (0..200)
+        .map(|i| format!("SELECT t.col_1, count(*) FROM table_{} t JOIN table_{} u ON t.col_2 = u.col_2 WHERE t.col_3 > {i} GROUP BY t.col_1 ORDER BY 2 DESC", i % 200, (i + 7) % 200))
+        .collect();
+    let with_policy = Guard::new(big_policy(Dialect::Sqlite)).expect("policy");
+    let plain_us = median_check_us(&plain, &synthetic);
+    let policy_us = median_check_us(&with_policy, &synthetic);
+    println!(
+        "policy overhead: plain {plain_us:.2} µs, with 50 table patterns + 50 protected columns + 200-table catalog {policy_us:.2} µs ({:+.1}%)",
+        (policy_us / plain_us - 1.0) * 100.0
+    );
+
+    // Linear growth: µs per KiB for 1, 10 and 100 KiB queries.
+    let pg = Guard::new(Policy {
+        max_sql_bytes: 1 << 20,
+        ..Policy::for_dialect(Dialect::Postgres)
+    })
+    .expect("policy");
+    for kib in [1usize, 10, 100] {
+        let mut sql = String::from("SELECT a, b FROM t WHERE a IN (");
+        let mut i = 0;
+        while sql.len() < kib * 1024 - 16 {
+            sql.push_str(&format!("{i}, "));
+            i += 1;
+        }
+        sql.push_str("0) AND b > 1");
+        let us = median_check_us(&pg, std::slice::from_ref(&sql));
+        println!(
+            "size {kib:>3} KiB: {us:>9.1} µs, {:.1} µs per KiB",
+            us / kib as f64
+        );
+    }
+
+    let mut group = c.benchmark_group("check");
+    group.throughput(Throughput::Elements(sqlite.len() as u64));
+    group.bench_function("corpus (all queries per iteration)", |b| {
+        b.iter(|| {
+            for q in &sqlite {
+                let _ = black_box(plain.check(black_box(q)));
+            }
+        })
+    });
+    group.throughput(Throughput::Elements(synthetic.len() as u64));
+    group.bench_function("synthetic plain", |b| {
+        b.iter(|| {
+            for q in &synthetic {
+                let _ = black_box(plain.check(black_box(q)));
+            }
+        })
+    });
+    group.bench_function("synthetic with large policy", |b| {
+        b.iter(|| {
+            for q in &synthetic {
+                let _ = black_box(with_policy.check(black_box(q)));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(3));
+    targets = bench
+}
+criterion_main!(benches);

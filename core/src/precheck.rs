@@ -95,12 +95,14 @@ pub fn check_tokens(tokens: &[TokenWithSpan], dialect: Dialect) -> Result<(), Gu
             token if is_string_literal(token) => meaningful = true,
             token => {
                 meaningful = true;
-                if let Token::Word(w) = token {
-                    reject_invisible(&w.value, location)?;
-                } else if let Token::Char(c) = token {
-                    reject_invisible(&c.to_string(), location)?;
-                } else {
-                    reject_invisible(&token.to_string(), location)?;
+                // Only these tokens carry text from the input; the rest are fixed ASCII.
+                match token {
+                    Token::Word(w) => reject_invisible(&w.value, location)?,
+                    Token::Number(n, _) | Token::Placeholder(n) => reject_invisible(n, location)?,
+                    Token::Char(c) if is_invisible(*c) => {
+                        reject_invisible(&c.to_string(), location)?
+                    }
+                    _ => {}
                 }
             }
         }
