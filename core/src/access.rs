@@ -208,6 +208,29 @@ impl AccessPolicy {
         closest(wanted, allowed.iter().map(String::as_str)).map(str::to_string)
     }
 
+    /// True when queries may read the table named by `parts` (names as the engine stores them).
+    pub fn table_allowed(&self, parts: &[String]) -> bool {
+        let parts = self.stored(parts);
+        (self.allow_system_catalogs || !is_system_catalog(&parts, self.dialect))
+            && self.is_allowed(&parts)
+    }
+
+    /// True when `column` of the table named by `parts` is protected (names as stored).
+    pub fn column_protected(&self, parts: &[String], column: &str) -> bool {
+        let parts = self.stored(parts);
+        let column = self.stored(&[column.to_string()]).pop().unwrap_or_default();
+        self.protected_columns(&parts, None).contains(&column)
+    }
+
+    /// Names as stored by the engine, compared the way the dialect compares quoted names.
+    fn stored(&self, parts: &[String]) -> Vec<String> {
+        if self.dialect.quoted_names_are_exact() {
+            parts.to_vec()
+        } else {
+            parts.iter().map(|p| p.to_lowercase()).collect()
+        }
+    }
+
     /// Names of allowed catalog tables (for hints and listings).
     pub fn allowed_catalog_tables(&self) -> Vec<String> {
         self.catalog

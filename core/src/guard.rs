@@ -87,7 +87,28 @@ impl Guard {
 
     /// Checks `sql`: `Ok` with the SQL to execute in its place, or the refusal.
     pub fn check(&self, sql: &str) -> Result<Approved, Rejection> {
-        let first = self.run(sql)?;
+        self.check_with_row_cap(sql, self.policy.max_rows)
+    }
+
+    /// Like [`Guard::check`] with another row cap than the policy's. A server that wants to
+    /// know whether the cap cut a result asks for `max_rows + 1` here and returns `max_rows`.
+    pub fn check_with_row_cap(
+        &self,
+        sql: &str,
+        max_rows: Option<u64>,
+    ) -> Result<Approved, Rejection> {
+        if max_rows == Some(0) {
+            return Err(Rejection {
+                query_class: QueryClass::Unknown,
+                statement_count: 0,
+                error: GuardError::new(
+                    ErrorCode::BadRequest,
+                    Stage::Precheck,
+                    "a row cap of 0 rows",
+                ),
+            });
+        }
+        let first = self.run(sql, max_rows)?;
         // Self-check: the regenerated SQL must be a fixed point of the whole pipeline.
         let roundtrip = |detail: String| Rejection {
             query_class: first.query_class,
@@ -99,7 +120,7 @@ impl Guard {
             )
             .with_hint("simplify the query; this construct does not print back faithfully"),
         };
-        match self.run(&first.sql) {
+        match self.run(&first.sql, max_rows) {
             Ok(second)
                 if second.sql == first.sql
                     && second.query_class == first.query_class
@@ -118,25 +139,39 @@ impl Guard {
         }
     }
 
+    /// True when the policy lets queries read `table`, given as its name parts the way the
+    /// engine stores them (`["public", "customer"]` or `["customer"]`).
+    pub fn table_allowed(&self, table: &[&str]) -> bool {
+        let parts: Vec<String> = table.iter().map(|s| s.to_string()).collect();
+        self.access.table_allowed(&parts)
+    }
+
+    /// True when `column` of `table` (name parts as stored) is protected by `columns.deny`.
+    pub fn column_protected(&self, table: &[&str], column: &str) -> bool {
+        let parts: Vec<String> = table.iter().map(|s| s.to_string()).collect();
+        self.access.column_protected(&parts, column)
+    }
+
     /// The verdict for `sql` in DESIGN's shape; never fails.
     pub fn verdict(&self, sql: &str) -> Verdict {
         Verdict::from(self.check(sql))
     }
 
     /// One pass of the pipeline, on a stack sized for the input.
-    fn run(&self, sql: &str) -> Result<Approved, Rejection> {
+    fn run(&self, sql: &str, max_rows: Option<u64>) -> Result<Approved, Rejection> {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
         let tokens = tokenize(sql, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
         check_tokens(&tokens, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.
-        stacker::maybe_grow(stack, stack, || self.run_on_stack(tokens))
+        stacker::maybe_grow(stack, stack, || self.run_on_stack(tokens, max_rows))
     }
 
     fn run_on_stack(
         &self,
         tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+        max_rows: Option<u64>,
     ) -> Result<Approved, Rejection> {
         let dialect = self.policy.dialect;
         let (token_count, separator) = count_statements(&tokens);
@@ -172,7 +207,7 @@ impl Guard {
             )));
         };
         let (analysis, limit) = self
-            .check_statement(&mut statement, class)
+            .check_statement(&mut statement, class, max_rows)
             .map_err(rejected)?;
         Ok(Approved {
             sql: statement.to_string(),
@@ -190,6 +225,7 @@ impl Guard {
         &self,
         statement: &mut Statement,
         class: QueryClass,
+        max_rows: Option<u64>,
     ) -> Result<(crate::validate::Analysis, LimitInfo), GuardError> {
         let ctx = Context {
             dialect: self.policy.dialect,
@@ -200,7 +236,7 @@ impl Guard {
         match statement {
             Statement::Query(query) => {
                 let analysis = analyze(query, &ctx)?;
-                let limit = limit::apply(query, self.policy.max_rows, self.policy.dialect)?;
+                let limit = limit::apply(query, max_rows, self.policy.dialect)?;
                 Ok((analysis, limit))
             }
             Statement::Explain {

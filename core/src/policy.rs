@@ -139,21 +139,20 @@ impl Policy {
 
     /// Parses a policy from JSON.
     pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
-        serde_json::from_str(text)
-            .map_err(|e| PolicyError::new(field_of(&e.to_string()), e.to_string()))
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." {
+                "policy".to_string()
+            } else {
+                path
+            };
+            PolicyError::new(field, e.into_inner().to_string())
+        })
     }
 
     /// The JSON Schema of the policy.
     pub fn json_schema() -> serde_json::Value {
         serde_json::to_value(schemars::schema_for!(Policy)).unwrap_or_default()
     }
-}
-
-/// Best effort: serde names the offending field in backticks; report it as the field.
-fn field_of(message: &str) -> String {
-    message
-        .split('`')
-        .nth(1)
-        .map(str::to_string)
-        .unwrap_or_else(|| String::from("policy"))
 }
