@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use sqlgate::{Dialect, Guard, Policy};
+use sqlgate::{Dialect, Guard};
 
 fn main() {
     let mut guards: BTreeMap<Dialect, Guard> = BTreeMap::new();
