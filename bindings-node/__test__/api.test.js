@@ -236,3 +236,13 @@ test('non-string SQL is a TypeError from the binding layer', () => {
   assert.throws(() => guard.check(42))
   assert.throws(() => guard.verdict(undefined))
 })
+
+test('deep and long input is refused or checked, never a crash, sync and on the pool', async () => {
+  const guard = new Guard()
+  const deep = `SELECT ${'('.repeat(20000)}1${')'.repeat(20000)}`
+  const ors = `SELECT 1 FROM t WHERE ${Array.from({ length: 20000 }, (_, i) => `a = ${i}`).join(' OR ')}`
+  assert.throws(() => guard.check(deep), { code: 'too_deep' })
+  assert.match(guard.check(ors).sql, /LIMIT 1000$/)
+  await assert.rejects(guard.checkAsync(deep), { code: 'too_deep' })
+  assert.match((await guard.checkAsync(ors)).sql, /LIMIT 1000$/)
+})
