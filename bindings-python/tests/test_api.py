@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import pickle
 import threading
@@ -364,3 +365,14 @@ def test_gil_released_while_checking() -> None:
     # With the GIL held, this loop would stall for the whole check (`duration`).
     assert len(gaps) > 100
     assert max(gaps) < duration / 2, (max(gaps), duration)
+
+
+def test_signature_defaults_match_core() -> None:
+    """The documented defaults (text signature, stubs) are the core's."""
+    params = inspect.signature(Guard).parameters
+    policy = Guard().policy
+    for name in ("dialect", "max_rows", "allow_explain", "max_sql_bytes", "max_depth",
+                 "allow_system_catalogs"):
+        assert params[name].default == policy[name], name
+    for name in ("functions", "tables", "columns", "catalog"):
+        assert params[name].default is None
