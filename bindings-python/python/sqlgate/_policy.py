@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import Any
 
 from ._errors import PolicyError
 
-PolicySource = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
 
 def _load_toml(text: str) -> Any:
