@@ -120,7 +120,9 @@ async fn exercise(client: &RunningService<RoleClient, ()>) {
     .await;
     let v = structured(&r);
     assert_eq!(v["allowed"], true);
-    assert_eq!(v["sql"], "SELECT name FROM products LIMIT 101");
+    // validate_query reports the real cap; only execution fetches one row more.
+    assert_eq!(v["sql"], "SELECT name FROM products LIMIT 100");
+    assert_eq!(v["limit"]["value"], 100);
     let r = call(
         client,
         "validate_query",
@@ -160,6 +162,21 @@ async fn exercise(client: &RunningService<RoleClient, ()>) {
     let out = structured(&r);
     assert_eq!(out["row_count"], 100);
     assert_eq!(out["truncated"], true);
+    // executed_sql is what ran: the cap plus the one row that detects truncation.
+    assert_eq!(
+        out["executed_sql"],
+        "SELECT order_id, line_no FROM order_lines LIMIT 101"
+    );
+    // A caller's own LIMIT at the cap is kept: exactly 100 rows, not truncated.
+    let r = call(
+        client,
+        "run_query",
+        json!({"sql": "SELECT order_id, line_no FROM order_lines LIMIT 100"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_eq!(out["row_count"], 100);
+    assert_eq!(out["truncated"], false);
 
     // Duplicate column names are disambiguated.
     let r = call(client, "run_query", json!({"sql": "SELECT o.id, c.id FROM orders o JOIN customers c ON c.id = o.customer_id ORDER BY o.id LIMIT 1"})).await;

@@ -25,16 +25,21 @@ fn chinook_url() -> Option<String> {
 }
 
 async fn engine(url: &str, timeout: Duration, pool: usize) -> Engine {
+    let policy = Policy {
+        max_rows: Some(50),
+        ..Policy::for_dialect(Dialect::Postgres)
+    };
+    engine_with(url, timeout, pool, policy).await
+}
+
+async fn engine_with(url: &str, timeout: Duration, pool: usize, policy: Policy) -> Engine {
     let pg = PgBackend::connect(url, pool, timeout, false)
         .await
         .expect("connect");
     Engine::new(
         Backend::Postgres(pg),
         EngineConfig {
-            policy: Policy {
-                max_rows: Some(50),
-                ..Policy::for_dialect(Dialect::Postgres)
-            },
+            policy,
             max_result_bytes: 1 << 20,
             statement_timeout: timeout,
         },
@@ -76,9 +81,41 @@ async fn tools_on_chinook() {
     assert_eq!(out.row_count, 50);
     assert!(out.truncated);
     assert!(out.executed_sql.ends_with("LIMIT 51"));
+    // validate_query shows the real cap; only execution asks for the extra row.
+    let v = e.validate("SELECT name FROM artist ORDER BY name");
+    assert_eq!(
+        v.sql.as_deref(),
+        Some("SELECT name FROM artist ORDER BY name LIMIT 50")
+    );
+    assert_eq!(v.limit.and_then(|l| l.value), Some(50));
 
     let (r, _) = e.run_query("DELETE FROM artist").await;
     assert_eq!(r.expect_err("refused").code, "statement_not_allowed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn policy_hides_tables_and_marks_protected_columns() {
+    let Some(url) = chinook_url() else { return };
+    let mut policy = Policy::for_dialect(Dialect::Postgres);
+    policy.tables.deny = vec!["public.employee".into()];
+    policy.columns.deny = vec!["customer.email".into(), "*.phone".into()];
+    let e = engine_with(&url, Duration::from_secs(10), 1, policy).await;
+    let tables = e.list_tables().await.expect("list");
+    let names: Vec<&str> = tables.tables.iter().map(|t| t.name.as_str()).collect();
+    assert!(names.contains(&"customer"), "{names:?}");
+    assert!(!names.contains(&"employee"), "{names:?}");
+    let d = e.describe_table("public.customer").expect("describe");
+    let protected: Vec<&str> = d
+        .columns
+        .iter()
+        .filter(|c| c.protected)
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(protected, vec!["phone", "email"]);
+    let err = e.describe_table("employee").expect_err("denied");
+    assert_eq!(err.code, "table_not_allowed");
+    let (r, _) = e.run_query("SELECT email FROM customer").await;
+    assert_eq!(r.expect_err("protected").code, "column_not_allowed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
