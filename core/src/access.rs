@@ -31,6 +31,22 @@ pub struct ResolvedTable {
     pub protected: Vec<String>,
     /// Folded column names, when the catalog knows the table.
     pub columns: Option<Vec<String>>,
+    /// The same columns as the catalog spells them (for hints).
+    pub spelled_columns: Option<Vec<String>>,
+}
+
+impl ResolvedTable {
+    /// The catalog's spelling of a folded column name.
+    pub fn spelling<'a>(&'a self, folded: &'a str) -> &'a str {
+        match (&self.columns, &self.spelled_columns) {
+            (Some(cols), Some(spelled)) => cols
+                .iter()
+                .position(|c| c == folded)
+                .and_then(|i| spelled.get(i))
+                .map_or(folded, String::as_str),
+            _ => folded,
+        }
+    }
 }
 
 /// Why a table was refused.
@@ -65,6 +81,10 @@ struct CatalogIndex {
 struct IndexedTable {
     /// Folded-for-comparison `[schema?, name]`.
     parts: Vec<String>,
+    /// The table name as the catalog spells it.
+    name: String,
+    /// Column names as the catalog spells them.
+    spelled_columns: Vec<String>,
     /// Folded-for-comparison column names.
     columns: Vec<String>,
 }
@@ -145,14 +165,18 @@ impl AccessPolicy {
         if is_system_catalog(parts, self.dialect) && !self.allow_system_catalogs {
             return Err(TableRefusal::SystemCatalog);
         }
-        let (parts, columns) = match &self.catalog {
+        let (parts, columns, spelled_columns) = match &self.catalog {
             Some(index) if !is_system_catalog(parts, self.dialect) => {
                 match index.find(parts, self.dialect) {
-                    Some(t) => (t.parts.clone(), Some(t.columns.clone())),
+                    Some(t) => (
+                        t.parts.clone(),
+                        Some(t.columns.clone()),
+                        Some(t.spelled_columns.clone()),
+                    ),
                     None => return Err(TableRefusal::Unknown(self.suggest_table(parts))),
                 }
             }
-            _ => (parts.to_vec(), None),
+            _ => (parts.to_vec(), None, None),
         };
         if !self.is_allowed(&parts) {
             return Err(TableRefusal::NotAllowed(self.suggest_table(&parts)));
@@ -163,6 +187,7 @@ impl AccessPolicy {
             parts,
             protected,
             columns,
+            spelled_columns,
         })
     }
 
@@ -199,13 +224,12 @@ impl AccessPolicy {
     fn suggest_table(&self, parts: &[String]) -> Option<String> {
         let index = self.catalog.as_ref()?;
         let wanted = parts.last()?;
-        let allowed: Vec<String> = index
+        let allowed = index
             .tables
             .iter()
             .filter(|t| self.is_allowed(&t.parts))
-            .filter_map(|t| t.parts.last().cloned())
-            .collect();
-        closest(wanted, allowed.iter().map(String::as_str)).map(str::to_string)
+            .map(|t| t.name.as_str());
+        closest(wanted, allowed).map(str::to_string)
     }
 
     /// True when queries may read the table named by `parts` (names as the engine stores them).
@@ -283,6 +307,8 @@ impl CatalogIndex {
                 parts.push(fold(&t.name));
                 IndexedTable {
                     parts,
+                    name: t.name.clone(),
+                    spelled_columns: t.columns.iter().map(|c| c.name.clone()).collect(),
                     columns: t.columns.iter().map(|c| fold(&c.name)).collect(),
                 }
             })

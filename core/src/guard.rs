@@ -165,7 +165,25 @@ impl Guard {
         check_tokens(&tokens, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.
-        stacker::maybe_grow(stack, stack, || self.run_on_stack(tokens, max_rows))
+        let result = stacker::maybe_grow(stack, stack, || self.run_on_stack(tokens, max_rows));
+        match result {
+            Err(mut r) if r.error.code == ErrorCode::ParseError => {
+                // Error path only: re-tokenize to name the construct the parser could not read.
+                let tokens = tokenize(sql, self.policy.dialect).unwrap_or_default();
+                if let Some((code, message, hint)) = crate::parse::explain_parse_failure(&tokens) {
+                    r.error = GuardError::new(code, Stage::Validate, message)
+                        .with_hint(hint)
+                        .at(r.error.location);
+                    r.query_class = if code == ErrorCode::SelectInto {
+                        QueryClass::Ddl
+                    } else {
+                        QueryClass::Select
+                    };
+                }
+                Err(r)
+            }
+            other => other,
+        }
     }
 
     fn run_on_stack(

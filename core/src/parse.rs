@@ -125,6 +125,42 @@ fn location_in_message(message: &str) -> Option<Location> {
     Some(Location { line, column })
 }
 
+/// Names a parse failure more precisely when the text holds a construct sqlparser does not
+/// parse but whose intent is clear: MySQL's `LOCK IN SHARE MODE` and `INTO OUTFILE / DUMPFILE`.
+/// The payload stays refused either way; this only gives the agent the real reason.
+pub fn explain_parse_failure(
+    tokens: &[TokenWithSpan],
+) -> Option<(ErrorCode, &'static str, &'static str)> {
+    let words: Vec<(String, &TokenWithSpan)> = tokens
+        .iter()
+        .filter(|t| !is_trivia(&t.token))
+        .map(|t| match &t.token {
+            Token::Word(w) if w.quote_style.is_none() => (w.value.to_ascii_uppercase(), t),
+            _ => (String::new(), t),
+        })
+        .collect();
+    let has = |seq: &[&str]| {
+        words
+            .windows(seq.len())
+            .any(|w| w.iter().zip(seq).all(|((word, _), want)| word == want))
+    };
+    if has(&["LOCK", "IN", "SHARE", "MODE"]) {
+        return Some((
+            ErrorCode::LockingClause,
+            "`LOCK IN SHARE MODE` takes row locks",
+            "remove LOCK IN SHARE MODE",
+        ));
+    }
+    if has(&["INTO", "OUTFILE"]) || has(&["INTO", "DUMPFILE"]) {
+        return Some((
+            ErrorCode::SelectInto,
+            "`INTO OUTFILE` / `INTO DUMPFILE` writes the result to a file on the server",
+            "remove the INTO clause",
+        ));
+    }
+    None
+}
+
 /// True when a token is a comment or whitespace.
 pub fn is_trivia(token: &Token) -> bool {
     matches!(

@@ -735,7 +735,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                         let open: Vec<&str> = columns
                             .iter()
                             .filter(|c| !table.protected.contains(c))
-                            .map(String::as_str)
+                            .map(|c| table.spelling(c))
                             .collect();
                         refuse(
                             ErrorCode::ColumnNotAllowed,
@@ -837,15 +837,15 @@ impl<'c, 'a> Walker<'c, 'a> {
             let visible: Vec<&str> = all
                 .iter()
                 .flat_map(|s| {
-                    let protected: &[String] = match &s.kind {
-                        SourceKind::Table(t) => &t.protected,
-                        SourceKind::Derived(_) => &[],
-                    };
-                    s.known_columns()
-                        .unwrap_or_default()
-                        .iter()
-                        .filter(move |c| !protected.contains(c))
-                        .map(String::as_str)
+                    let columns = s.known_columns().unwrap_or_default();
+                    match &s.kind {
+                        SourceKind::Table(t) => columns
+                            .iter()
+                            .filter(|c| !t.protected.contains(c))
+                            .map(|c| t.spelling(c))
+                            .collect::<Vec<_>>(),
+                        SourceKind::Derived(_) => columns.iter().map(String::as_str).collect(),
+                    }
                 })
                 .collect();
             return Err(unknown_column(
@@ -884,7 +884,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 let open = columns
                     .iter()
                     .filter(|c| !table.protected.contains(c))
-                    .map(String::as_str);
+                    .map(|c| table.spelling(c));
                 return Err(unknown_column(
                     name,
                     Some(&table.display),

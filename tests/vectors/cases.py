@@ -68,8 +68,8 @@ attacks = [
     no("SELECT * FROM (SELECT 1) s UNION SELECT 2 INTO x", "into on union arm", None, "ddl"),
     no("SELECT * INTO #tmp FROM users", "mssql into temp table", "select_into", "ddl", dialect="mssql"),
     no("SELECT * INTO @v FROM users", "mysql into variable", None, None, dialect="mysql"),
-    no("SELECT * FROM users INTO OUTFILE '/tmp/x'", "mysql into outfile", None, None, dialect="mysql"),
-    no("SELECT * FROM users INTO DUMPFILE '/tmp/x'", "mysql into dumpfile", None, None, dialect="mysql"),
+    no("SELECT * FROM users INTO OUTFILE '/tmp/x'", "mysql into outfile", "select_into", "ddl", dialect="mysql"),
+    no("SELECT * FROM users INTO DUMPFILE '/tmp/x'", "mysql into dumpfile", "select_into", "ddl", dialect="mysql"),
     # locks
     no("SELECT * FROM t FOR UPDATE", "for update", "locking_clause", "select"),
     no("SELECT * FROM t FOR SHARE", "for share", "locking_clause", "select"),
@@ -77,7 +77,7 @@ attacks = [
     no("SELECT * FROM (SELECT * FROM t FOR UPDATE) s", "lock in subquery", "locking_clause", "select"),
     no("SELECT * FROM t WHERE a IN (SELECT a FROM u FOR SHARE)", "lock in where subquery", "locking_clause", "select"),
     no("WITH l AS (SELECT * FROM t FOR UPDATE) SELECT * FROM l", "lock in cte", "locking_clause", "select"),
-    no("SELECT * FROM t LOCK IN SHARE MODE", "mysql lock in share mode", None, None, dialect="mysql"),
+    no("SELECT * FROM t LOCK IN SHARE MODE", "mysql lock in share mode", "locking_clause", "select", dialect="mysql"),
     no("SELECT * FROM t FOR UPDATE", "mysql for update", "locking_clause", "select", dialect="mysql"),
     no("SELECT * FROM users WITH (UPDLOCK)", "mssql updlock hint", "locking_clause", "select", dialect="mssql"),
     no("SELECT * FROM users WITH (TABLOCKX, HOLDLOCK)", "mssql tablockx hint", "locking_clause", "select", dialect="mssql"),
@@ -369,6 +369,10 @@ CATALOG = {
         {"schema": "public", "name": "employee", "columns": [{"name": "employee_id"}, {"name": "salary"}]},
     ]},
 }
+SQLITE_CATALOG = {"catalog": {"tables": [
+    {"name": "Artist", "columns": [{"name": "ArtistId"}, {"name": "Name"}]},
+    {"name": "Album", "columns": [{"name": "AlbumId"}, {"name": "Title"}, {"name": "ArtistId"}]},
+]}}
 access = [
     ok("SELECT first_name FROM customer", "pii: open column", policy=PII),
     ok("SELECT count(*) FROM customer", "pii: count star", policy=PII),
@@ -436,6 +440,12 @@ access = [
     no("SELECT * FROM employe", "catalog: never suggest denied", "unknown_table", policy=CATALOG),
     ok("SELECT a.title, b.name FROM album a JOIN artist b ON a.artist_id = b.artist_id", "catalog: join resolves", policy=CATALOG),
     ok("WITH customer AS (SELECT 1 AS x) SELECT * FROM customer", "catalog: cte shadows", policy=CATALOG),
+    no("SELECT Name FROM Artists", "catalog: hint keeps the catalog's spelling", "unknown_table", dialect="sqlite",
+       policy=SQLITE_CATALOG, hint="did you mean `Artist`?"),
+    no("SELECT Nmae FROM Artist", "catalog: column hint keeps the catalog's spelling", "unknown_column", dialect="sqlite",
+       policy=SQLITE_CATALOG, hint="did you mean `Name`?"),
+    ok("SELECT name FROM artist", "catalog: sqlite names compare case-insensitively", dialect="sqlite",
+       policy=SQLITE_CATALOG, columns=["artist.name"]),
 ]
 
 files = {"attacks.jsonl": attacks, "allowed.jsonl": allowed, "limits.jsonl": limits, "access.jsonl": access}
