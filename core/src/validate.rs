@@ -524,6 +524,21 @@ impl<'c, 'a> Walker<'c, 'a> {
                     }]);
                 }
                 let mut source = self.relation(name, alias_name, scope)?;
+                if let (Some(a), SourceKind::Table(t)) = (alias, &source.kind) {
+                    // `customer AS c(a, b, c, d, e)` renames columns by position: a protected
+                    // column could be read under another name.
+                    if !a.columns.is_empty() && !t.protected.is_empty() {
+                        return Err(refuse(
+                            ErrorCode::ColumnNotAllowed,
+                            format!(
+                                "renaming the columns of `{}`, which has protected columns",
+                                t.display
+                            ),
+                            "drop the column list after the alias and name the columns you need",
+                            location,
+                        ));
+                    }
+                }
                 if let (Some(a), SourceKind::Derived(_)) = (alias, &source.kind) {
                     if !a.columns.is_empty() {
                         source.kind = SourceKind::Derived(alias_columns(Some(a), self.dialect()));
