@@ -177,6 +177,23 @@ async fn timeout_is_query_timeout() {
         .await;
     let err = r.expect_err("timeout");
     assert_eq!(err.code, "query_timeout");
+    assert_eq!(err.sqlstate.as_deref(), Some("57014"));
+    assert!(!err.retryable);
+    // Cancelled in the database, not just abandoned: no backend is still running it.
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(conn);
+    let still_running: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' \
+             AND query LIKE '%invoice_line a, invoice_line b%' AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .await
+        .expect("pg_stat_activity")
+        .get(0);
+    assert_eq!(still_running, 0, "the timed-out query is still running");
     // The pool still works afterwards.
     let (r, _) = e.run_query("SELECT count(*) FROM artist").await;
     assert!(r.is_ok());
