@@ -2,7 +2,6 @@
 //! Skipped with a clear message when the variable is absent, except under `CI=true`, where its
 //! absence is a failure.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -197,108 +196,6 @@ async fn timeout_is_query_timeout() {
     // The pool still works afterwards.
     let (r, _) = e.run_query("SELECT count(*) FROM artist").await;
     assert!(r.is_ok());
-}
-
-async fn fingerprint(url: &str) -> Vec<String> {
-    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .expect("connect");
-    tokio::spawn(conn);
-    let mut fp = Vec::new();
-    let tables = client
-        .query(
-            "SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) FROM pg_class c \
-             JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p','v','m','S','f') \
-             AND n.nspname NOT IN ('pg_catalog','information_schema') AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 1",
-            &[],
-        )
-        .await
-        .expect("tables");
-    for t in tables {
-        let name: String = t.get(0);
-        fp.push(name.clone());
-        if let Ok(row) = client
-            .query_one(
-                &format!("SELECT count(*)::text || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '') FROM {name} x"),
-                &[],
-            )
-            .await
-        {
-            fp.push(row.get::<_, String>(0));
-        }
-    }
-    for q in [
-        "SELECT coalesce(string_agg(schemaname || '.' || sequencename || '=' || coalesce(last_value::text, ''), ',' ORDER BY sequencename), '') FROM pg_sequences",
-        "SELECT md5(string_agg(name || '=' || setting, ',' ORDER BY name)) FROM pg_settings",
-        "SELECT count(*)::text FROM pg_largeobject_metadata",
-        "SELECT string_agg(rolname || rolsuper::text, ',' ORDER BY rolname) FROM pg_roles",
-        "SELECT string_agg(nspname, ',' ORDER BY nspname) FROM pg_namespace",
-        "SELECT count(*)::text FROM pg_proc",
-        "SELECT string_agg(extname, ',' ORDER BY extname) FROM pg_extension",
-    ] {
-        let row = client.query_one(q, &[]).await.expect("fingerprint query");
-        fp.push(row.get::<_, Option<String>>(0).unwrap_or_default());
-    }
-    fp
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn attacks_through_run_query_leave_the_database_unchanged() {
-    let Some(url) = chinook_url() else { return };
-    let before = fingerprint(&url).await;
-    let e = Arc::new(engine(&url, Duration::from_secs(5), 4).await);
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    let mut attacks: Vec<String> = Vec::new();
-    for file in ["attacks.jsonl", "access.jsonl", "limits.jsonl"] {
-        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
-            continue;
-        };
-        for line in text.lines() {
-            let Ok(v) = serde_json::from_str::<Value>(line) else {
-                continue;
-            };
-            let dialect = v["dialect"].as_str().unwrap_or("postgres");
-            if let (Some(sql), true) = (v["sql"].as_str(), dialect == "postgres") {
-                attacks.push(sql.to_string());
-            }
-        }
-    }
-    attacks.extend(
-        [
-            "SELECT 1; DROP TABLE artist",
-            "COMMIT; DROP TABLE artist",
-            "WITH x AS (DELETE FROM invoice_line RETURNING 1) SELECT * FROM x",
-            "SELECT pg_catalog.pg_sleep(5)",
-            "SELECT set_config('default_transaction_read_only', 'off', false)",
-            "SELECT nextval('artist_artist_id_seq')",
-            "COPY artist TO '/tmp/sqlgate-pwned'",
-            "SELECT lo_import('/etc/passwd')",
-            "DO $$ BEGIN DROP TABLE artist; END $$",
-            "CREATE TABLE pwned AS SELECT 1",
-            "SELECT * INTO pwned FROM artist",
-            "SELECT * FROM artist FOR UPDATE",
-            "ALTER ROLE CURRENT_USER NOSUPERUSER",
-            "SELECT dblink_exec('dbname=x', 'DROP TABLE artist')",
-            "EXPLAIN ANALYZE DELETE FROM artist",
-            "SELECT pg_terminate_backend(pg_backend_pid())",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    assert!(
-        attacks.len() > 50,
-        "attack list too small: {}",
-        attacks.len()
-    );
-    for sql in &attacks {
-        let (r, _) = e.run_query(sql).await;
-        if let Ok(out) = r {
-            assert_eq!(out.query_class, "select", "{sql}");
-        }
-    }
-    assert!(!std::path::Path::new("/tmp/sqlgate-pwned").exists());
-    let after = fingerprint(&url).await;
-    assert_eq!(before, after, "the database changed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
