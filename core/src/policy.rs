@@ -53,8 +53,9 @@ pub struct Policy {
     /// SQL dialect to parse and fold names with.
     #[serde(default)]
     pub dialect: Dialect,
-    /// Row cap on the outermost query; `null` for none.
-    #[serde(default = "default_max_rows")]
+    /// Row cap on the outermost query; `null` (or `"none"`, for TOML, which has no null) for none.
+    #[serde(default = "default_max_rows", deserialize_with = "max_rows_from")]
+    #[schemars(with = "Option<RowCap>")]
     pub max_rows: Option<u64>,
     /// Larger input is refused before parsing.
     #[serde(default = "default_max_sql_bytes")]
@@ -80,6 +81,30 @@ pub struct Policy {
     /// Tables and columns that exist, when the caller knows them (enables hints and `*` expansion).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalog: Option<Catalog>,
+}
+
+/// How a row cap may be written: a number, or the word `none` (TOML has no null).
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum RowCap {
+    /// At most this many rows.
+    Rows(u64),
+    /// No cap.
+    Word(NoCap),
+}
+
+/// The word `none`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum NoCap {
+    None,
+}
+
+fn max_rows_from<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(match Option::<RowCap>::deserialize(d)? {
+        Some(RowCap::Rows(n)) => Some(n),
+        Some(RowCap::Word(NoCap::None)) | None => None,
+    })
 }
 
 fn default_max_rows() -> Option<u64> {

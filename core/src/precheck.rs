@@ -143,6 +143,13 @@ fn is_string_literal(token: &Token) -> bool {
 }
 
 fn reject_invisible(text: &str, location: Option<Location>) -> Result<(), GuardError> {
+    // Fast path: printable ASCII (the common case) holds none of them.
+    if text
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))
+    {
+        return Ok(());
+    }
     if let Some(c) = text.chars().find(|&c| is_invisible(c)) {
         return Err(GuardError::new(
             ErrorCode::InvalidCharacter,

@@ -74,3 +74,18 @@ fn invalid_policies_name_the_field() {
         assert!(err.to_string().contains(field), "{json}: {err}");
     }
 }
+
+#[test]
+fn max_rows_none_is_spelled_null_or_none() {
+    for json in [r#"{"max_rows": null}"#, r#"{"max_rows": "none"}"#] {
+        assert_eq!(Policy::from_json(json).expect(json).max_rows, None);
+    }
+    let toml: Policy = toml::from_str("max_rows = \"none\"").expect("toml");
+    assert_eq!(toml.max_rows, None);
+    assert_eq!(Policy::from_json("{}").expect("empty").max_rows, Some(1000));
+    assert_eq!(
+        Policy::from_json(r#"{"max_rows": 5}"#).expect("5").max_rows,
+        Some(5)
+    );
+    assert!(Policy::from_json(r#"{"max_rows": "lots"}"#).is_err());
+}
