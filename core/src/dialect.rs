@@ -143,6 +143,15 @@ impl Dialect {
         matches!(self, Dialect::Postgres | Dialect::Redshift)
     }
 
+    /// True when the engine itself reads `SELECT TOP n`. sqlparser accepts TOP in other dialects
+    /// too, where the engine would read `TOP (5) a` as a call to a function `top`.
+    pub fn supports_top(self) -> bool {
+        matches!(
+            self,
+            Dialect::Mssql | Dialect::Snowflake | Dialect::Redshift
+        )
+    }
+
     /// True when the dialect ships an allowlist of side-effect-free functions
     /// (others start from a denylist of known-dangerous ones).
     pub fn has_function_allowlist(self) -> bool {

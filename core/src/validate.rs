@@ -348,7 +348,8 @@ impl<'c, 'a> Walker<'c, 'a> {
             value_table_mode: _,
             flavor: _,
         } = select;
-        let location = span_location(select.span());
+        // The SELECT keyword's position: cheap, unlike the span of the whole SELECT.
+        let location = span_location(select.select_token.0.span);
         if let Some(into) = into {
             return Err(refuse(
                 ErrorCode::SelectInto,
@@ -356,6 +357,16 @@ impl<'c, 'a> Walker<'c, 'a> {
                 "remove the INTO clause",
                 location,
             ));
+        }
+        if top.is_some() && !self.dialect().supports_top() {
+            return Err(unsupported(
+                &format!(
+                    "`TOP` is not {} syntax: the engine would read it differently",
+                    self.dialect()
+                ),
+                location,
+            )
+            .with_hint("use LIMIT instead of TOP"));
         }
         if !optimizer_hints.is_empty() {
             return Err(unsupported("optimizer hints are not supported", location));
@@ -486,7 +497,7 @@ impl<'c, 'a> Walker<'c, 'a> {
         scope: &Scope<'_>,
     ) -> Result<Vec<Source>, GuardError> {
         self.counts.table_factors += 1;
-        let location = span_location(factor.span());
+        let location = factor_location(factor);
         match factor {
             TableFactor::Table {
                 name,
@@ -630,7 +641,7 @@ impl<'c, 'a> Walker<'c, 'a> {
             | TableFactor::XmlTable { .. }
             | TableFactor::SemanticView { .. } => Err(unsupported(
                 "PIVOT, UNPIVOT, MATCH_RECOGNIZE, XMLTABLE, OPENJSON and semantic views are not supported",
-                location,
+                span_location(factor.span()),
             )),
         }
     }
@@ -1135,6 +1146,19 @@ impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
             _ => Ok(()),
         };
         self.fail(result)
+    }
+}
+
+/// Where a FROM item starts, from its name when it has one (spans of whole subtrees are costly).
+fn factor_location(factor: &TableFactor) -> Option<Location> {
+    match factor {
+        TableFactor::Table { name, .. } | TableFactor::Function { name, .. } => {
+            span_location(name.span())
+        }
+        TableFactor::Derived {
+            alias: Some(alias), ..
+        } => span_location(alias.name.span),
+        _ => None,
     }
 }
 

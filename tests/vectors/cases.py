@@ -241,6 +241,10 @@ attacks = [
     no("SELECT TOP 10 PERCENT * FROM t", "top percent", "limit_not_literal", dialect="mssql"),
     no("SELECT TOP 5 WITH TIES * FROM t ORDER BY a", "top with ties", "limit_not_literal", dialect="mssql"),
     no("SELECT * FROM t LIMIT -1", "negative limit", "limit_not_literal"),
+    # PostgreSQL has no TOP: it would read `TOP (5) a` as a call to top(5) and cap nothing.
+    no("SELECT TOP (5) a FROM t", "postgres top", "unsupported_syntax", "select"),
+    no("SELECT TOP 5 a FROM t", "sqlite top", "unsupported_syntax", "select", dialect="sqlite"),
+    ok("SELECT TOP 5 a FROM t", "snowflake top kept", dialect="snowflake", limit={"action": "kept", "value": 5, "original": 5}),
     # size, depth, parse, empty
     no("", "empty string", "empty", "unknown"),
     no("   \n\t ", "whitespace only", "empty", "unknown"),
