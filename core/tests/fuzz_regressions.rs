@@ -147,3 +147,24 @@ fn postgres_top_is_not_approved_as_is() {
         }
     }
 }
+
+/// Found replaying seed `check_bytes/pg_deep_parens` with sqlparser's `recursive-protection` off
+/// (the root Cargo.toml change in progress): `SELECT ((...1...))` with 60 parentheses, within
+/// `max_depth`, overflows a 2 MiB thread in a debug build and aborts the process; the stack the
+/// guard reserves per token is too small for the parser's frames there. A guard must never
+/// overflow, whatever the build: this test aborts until core reserves enough.
+#[test]
+fn nested_parentheses_never_overflow_a_2mib_thread() {
+    let worker = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let guard = oracles::guard(Dialect::Postgres, 0);
+            for n in [10, 30, 50, 60, 63, 64, 80, 200] {
+                let sql = format!("SELECT {}1{}", "(".repeat(n), ")".repeat(n));
+                let _ = guard.check(&sql);
+                let _ = sqlgate::classify(&sql, Dialect::Postgres);
+            }
+        })
+        .expect("spawn");
+    worker.join().expect("no panic");
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Fuzzing in CI: build the cargo-fuzz targets on the stable toolchain (no sanitizer), seed their
+# corpora from tests/vectors and fuzz/seeds, run each target for FUZZ_SECONDS (default 60). A crash
+# or oracle failure prints the reproducer and fails. Runs from the repo root on a fresh machine.
+# Long runs with sanitizers on nightly: see fuzz/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
+TARGETS="${FUZZ_TARGETS:-check_bytes fixed_point grammar differential_pg}"
+
+# libpg_query (pg_query crate) needs clang/libclang for bindgen.
+if ! command -v clang >/dev/null 2>&1 || ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang libclang-dev
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked
+fi
+
+echo "== cargo fuzz build -s none (stable)"
+(cd fuzz && cargo fuzz build -s none)
+
+# Corpora: every `sql` of tests/vectors behind a selector byte for its dialect (policy 0) and the
+# hand-picked seeds. The grammar target starts empty (its seeds are text cases for cargo test).
+python3 - <<'PY'
+import hashlib, json, os, pathlib, shutil
+dialects = ["postgres", "mysql", "sqlite", "mssql", "duckdb", "snowflake", "bigquery",
+            "redshift", "clickhouse", "databricks", "hive", "ansi", "generic"]
+root = pathlib.Path("fuzz")
+for target in ["check_bytes", "fixed_point", "differential_pg", "grammar"]:
+    corpus = root / "corpus" / target
+    corpus.mkdir(parents=True, exist_ok=True)
+    if target == "grammar":
+        # Its seeds are text cases for core/tests/fuzz_regressions.rs; libFuzzer builds its own.
+        continue
+    seeds = root / "seeds" / target
+    if seeds.is_dir():
+        for f in seeds.iterdir():
+            shutil.copy(f, corpus / f.name)
+    for vec in sorted(pathlib.Path("tests/vectors").glob("*.jsonl")):
+        for line in vec.read_text().splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            sql = row.get("sql")
+            if not isinstance(sql, str):
+                continue
+            d = row.get("dialect", "postgres")
+            sel = dialects.index(d) if d in dialects else 0
+            if target == "differential_pg":
+                sel = 0
+            data = bytes([sel]) + sql.encode()
+            (corpus / ("vec-" + hashlib.sha1(data).hexdigest()[:16])).write_bytes(data)
+PY
+
+status=0
+for target in $TARGETS; do
+  echo "== fuzz $target for ${SECONDS_PER_TARGET}s"
+  mkdir -p "fuzz/artifacts/$target"
+  log="fuzz/artifacts/$target.log"
+  set +e
+  (cd fuzz && cargo fuzz run -s none "$target" "corpus/$target" -- \
+      -max_total_time="$SECONDS_PER_TARGET" -timeout=2 -rss_limit_mb=2048 -max_len=8192 \
+      -print_final_stats=1) >"$log" 2>&1
+  rc=$?
+  set -e
+  grep -E "^(#[0-9]+.*DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
+  tail -n 3 "$log" | grep -E "cov:|ft:" || true
+  if [ "$rc" -ne 0 ]; then
+    status=1
+    echo "!! $target FAILED (exit $rc); log tail:" >&2
+    grep -vE "^(#[0-9]+|INFO:)" "$log" | tail -n 60 >&2
+    for f in "fuzz/artifacts/$target"/*; do
+      [ -f "$f" ] || continue
+      echo "!! reproducer $f (escaped):" >&2
+      python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(repr(d))' "$f" >&2
+      echo "!! replay: (cd fuzz && cargo fuzz run -s none $target ${f#fuzz/})" >&2
+    done
+  fi
+done
+exit $status

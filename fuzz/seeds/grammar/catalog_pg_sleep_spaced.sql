@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT PG_CATALOG . pg_sleep /**/ (1)

@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT * FROM "pg_catalog"."pg_authid"

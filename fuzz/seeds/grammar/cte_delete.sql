@@ -1,0 +1,2 @@
+-- expect: dangerous
+WITH d AS (DELETE FROM t WHERE a = 1 RETURNING *) SELECT * FROM d

@@ -1,0 +1,2 @@
+-- expect: benign
+SELECT $$; DELETE FROM t$$ AS x, $q$ '; COMMIT $q$ FROM "we;ird"

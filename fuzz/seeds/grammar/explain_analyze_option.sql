@@ -1,0 +1,2 @@
+-- expect: dangerous
+EXPLAIN (ANALYZE) SELECT 1

@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT * FROM (SELECT * FROM t FOR UPDATE) AS s

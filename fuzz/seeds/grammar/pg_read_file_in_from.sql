@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT * FROM pg_read_file('/etc/passwd') AS f

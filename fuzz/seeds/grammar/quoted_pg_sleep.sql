@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT "pg_sleep"(1)

@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT * FROM ROWS FROM (lo_import('/etc/passwd')) AS f

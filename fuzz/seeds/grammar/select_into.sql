@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT a INTO TEMP newtab FROM t

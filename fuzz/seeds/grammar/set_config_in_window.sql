@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT row_number() OVER (ORDER BY set_config('role', 'postgres', false)) FROM t

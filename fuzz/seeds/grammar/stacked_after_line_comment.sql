@@ -1,0 +1,4 @@
+-- expect: dangerous
+SELECT 1 -- c
+;
+DROP TABLE t

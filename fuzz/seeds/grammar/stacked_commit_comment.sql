@@ -1,0 +1,2 @@
+-- expect: dangerous
+SELECT 1;/* x */COMMIT; DROP TABLE t

@@ -1,0 +1,6 @@
+//! Fuzz targets for sqlgate: shared oracles, the grammar of the `grammar` target and the
+//! PostgreSQL-parser differential. See README.md for how to run them.
+
+pub mod grammar;
+pub mod oracles;
+pub mod pg;

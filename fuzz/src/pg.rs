@@ -1,0 +1,130 @@
+//! The PostgreSQL parser's view of an approved query (libpg_query through the `pg_query` crate).
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use sqlgate::Approved;
+
+const POSTGRES_ALLOW: &str = include_str!("../../core/src/functions/data/postgres_allow.txt");
+
+fn allowlist() -> &'static HashSet<&'static str> {
+    static LIST: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        POSTGRES_ALLOW
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    })
+}
+
+const MODIFYING: &[&str] = &[
+    "InsertStmt",
+    "UpdateStmt",
+    "DeleteStmt",
+    "MergeStmt",
+    "CreateTableAsStmt",
+    "CopyStmt",
+];
+
+/// What PostgreSQL's parser says about `approved.sql`; `Err` names the first problem.
+pub fn check_approved(approved: &Approved) -> Result<(), String> {
+    let parsed = pg_query::parse(&approved.sql, pg_query::ParserOptions::default())
+        .map_err(|e| format!("PostgreSQL cannot parse the approved SQL: {e}"))?;
+    let stmts = &parsed.protobuf.stmts;
+    if stmts.len() != 1 {
+        return Err(format!("PostgreSQL sees {} statements", stmts.len()));
+    }
+    let tree = serde_json::to_value(&stmts[0]).map_err(|e| e.to_string())?;
+    let top = tree.pointer("/stmt/node").ok_or("no statement node")?;
+    if top.get("SelectStmt").is_none() {
+        return Err(format!("PostgreSQL sees a {} statement", first_key(top)));
+    }
+    let mut problems = Vec::new();
+    walk(&tree, approved, &mut problems);
+    match problems.into_iter().next() {
+        Some(p) => Err(p),
+        None => Ok(()),
+    }
+}
+
+fn first_key(v: &Value) -> String {
+    v.as_object()
+        .and_then(|o| o.keys().next().cloned())
+        .unwrap_or_else(|| v.to_string())
+}
+
+fn strings(list: &Value) -> Vec<String> {
+    list.as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|n| n.pointer("/node/String/sval").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn walk(v: &Value, approved: &Approved, problems: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                match key.as_str() {
+                    "SelectStmt" => {
+                        if inner
+                            .get("locking_clause")
+                            .and_then(Value::as_array)
+                            .is_some_and(|a| !a.is_empty())
+                        {
+                            problems.push("PostgreSQL sees a locking clause".into());
+                        }
+                        if inner.get("into_clause").is_some_and(|i| !i.is_null()) {
+                            problems.push("PostgreSQL sees SELECT ... INTO".into());
+                        }
+                    }
+                    k if MODIFYING.contains(&k) => {
+                        problems.push(format!("PostgreSQL sees a nested {k}"));
+                    }
+                    "FuncCall" => {
+                        let name = strings(inner.get("funcname").unwrap_or(&Value::Null));
+                        let last = name.last().cloned().unwrap_or_default();
+                        let schema_ok =
+                            name.len() == 1 || (name.len() == 2 && name[0] == "pg_catalog");
+                        let on_list = schema_ok && allowlist().contains(last.as_str());
+                        let reported = approved
+                            .functions
+                            .iter()
+                            .any(|f| f.rsplit('.').next() == Some(last.as_str()));
+                        if !on_list && !reported {
+                            problems.push(format!(
+                                "PostgreSQL calls {} which sqlgate neither allowlists nor reported ({:?})",
+                                name.join("."),
+                                approved.functions
+                            ));
+                        }
+                    }
+                    "RangeVar" => {
+                        let schema = inner
+                            .get("schemaname")
+                            .and_then(Value::as_str)
+                            .unwrap_or("");
+                        let rel = inner.get("relname").and_then(Value::as_str).unwrap_or("");
+                        let catalog = matches!(schema, "pg_catalog" | "information_schema")
+                            || (schema.is_empty() && rel.starts_with("pg_"));
+                        if catalog {
+                            problems.push(format!(
+                                "PostgreSQL reads the system catalog {schema}.{rel}"
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+                walk(inner, approved, problems);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| walk(i, approved, problems)),
+        _ => {}
+    }
+}
