@@ -168,3 +168,19 @@ fn nested_parentheses_never_overflow_a_2mib_thread() {
         .expect("spawn");
     worker.join().expect("no panic");
 }
+
+/// Found by `differential_pg`: `(SELECT a FROM t LIMIT 5000)` is approved as
+/// `(SELECT a FROM t LIMIT 5000) LIMIT 1000`, which PostgreSQL refuses ("multiple LIMIT clauses not
+/// allowed"). The cap must go inside (clamp the inner LIMIT) or wrap the query.
+#[test]
+fn parenthesized_query_does_not_get_a_second_limit() {
+    let guard = oracles::guard(Dialect::Postgres, 0);
+    if let Ok(approved) = guard.check("(SELECT a FROM t LIMIT 5000)") {
+        assert_eq!(
+            approved.sql.matches("LIMIT").count(),
+            1,
+            "two LIMIT clauses at one level: {:?}",
+            approved.sql
+        );
+    }
+}
