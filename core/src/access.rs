@@ -3,6 +3,7 @@
 //! (folded) table name at a time. Scope tracking lives in [`crate::validate`].
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::catalog::{Catalog, CatalogTable};
 use crate::dialect::Dialect;
@@ -30,9 +31,9 @@ pub struct ResolvedTable {
     /// Protected (folded) column names of this table; `["*"]` never appears.
     pub protected: Vec<String>,
     /// Folded column names, when the catalog knows the table.
-    pub columns: Option<Vec<String>>,
+    pub columns: Option<Arc<[String]>>,
     /// The same columns as the catalog spells them (for hints).
-    pub spelled_columns: Option<Vec<String>>,
+    pub spelled_columns: Option<Arc<[String]>>,
 }
 
 impl ResolvedTable {
@@ -84,9 +85,9 @@ struct IndexedTable {
     /// The table name as the catalog spells it.
     name: String,
     /// Column names as the catalog spells them.
-    spelled_columns: Vec<String>,
-    /// Folded-for-comparison column names.
-    columns: Vec<String>,
+    spelled_columns: Arc<[String]>,
+    /// Folded-for-comparison column names (shared with every resolution of the table).
+    columns: Arc<[String]>,
 }
 
 impl AccessPolicy {

@@ -779,7 +779,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 });
             }
             if let Some(columns) = &table.columns {
-                for c in columns {
+                for c in columns.iter() {
                     self.analysis
                         .columns
                         .insert(format!("{}.{c}", table.display));
@@ -810,10 +810,9 @@ impl<'c, 'a> Walker<'c, 'a> {
             let found = scope
                 .levels()
                 .flat_map(|l| l.sources.iter())
-                .find(|s| s.is_named(&q))
-                .cloned();
+                .find(|s| s.is_named(&q));
             if let Some(source) = found {
-                return self.bound(&source, &name, location);
+                return self.bound(source, &name, location);
             }
             // Not a source: a composite value's field (`c.f`) or a name the database will reject.
             if let Some(first) = qualifier.first() {
@@ -825,10 +824,9 @@ impl<'c, 'a> Walker<'c, 'a> {
             let bound = level
                 .sources
                 .iter()
-                .find(|s| s.known_columns().is_some_and(|c| c.contains(&name)))
-                .cloned();
+                .find(|s| s.known_columns().is_some_and(|c| c.contains(&name)));
             if let Some(source) = bound {
-                return self.bound(&source, &name, location);
+                return self.bound(source, &name, location);
             }
             if level.aliases.contains(&name) {
                 return Ok(());
@@ -838,8 +836,7 @@ impl<'c, 'a> Walker<'c, 'a> {
         let whole_row = scope
             .levels()
             .flat_map(|l| l.sources.iter())
-            .find(|s| s.is_named(std::slice::from_ref(&name)))
-            .cloned();
+            .find(|s| s.is_named(std::slice::from_ref(&name)));
         if let Some(source) = whole_row {
             if let SourceKind::Table(t) = &source.kind {
                 if !t.protected.is_empty() {
