@@ -61,6 +61,13 @@ pub fn apply(
             original: None,
         });
     };
+    // `(SELECT ... LIMIT n)`: PostgreSQL refuses a second LIMIT outside the parentheses, so the
+    // cap goes inside, where it means the same (nothing outside reorders or limits the rows).
+    if query.limit_clause.is_none() && query.fetch.is_none() && query.order_by.is_none() {
+        if let SetExpr::Query(inner) = query.body.as_mut() {
+            return apply(inner, max_rows, dialect);
+        }
+    }
     // TOP on the outermost SELECT (SQL Server, also parsed for a few other dialects).
     let top = match query.body.as_mut() {
         SetExpr::Select(select) => select.top.as_mut(),

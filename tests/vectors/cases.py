@@ -344,7 +344,10 @@ limits += [
     ok("SELECT a FROM t FETCH NEXT ROW ONLY", "fetch one row", limit={"action": "kept", "value": 1, "original": 1}),
     ok("SELECT a FROM t ORDER BY a OFFSET 10 ROWS FETCH NEXT 5000 ROWS ONLY", "offset fetch clamped",
        limit={"action": "clamped", "value": 1000, "original": 5000}),
-    ok("(SELECT a FROM t LIMIT 5000)", "parenthesised query", limit={"action": "injected", "value": 1000, "original": None}),
+    # PostgreSQL refuses a second LIMIT outside the parentheses: the cap goes inside.
+    ok("(SELECT a FROM t LIMIT 5000)", "parenthesised query", limit={"action": "clamped", "value": 1000, "original": 5000},
+       sql="(SELECT a FROM t LIMIT 1000)"),
+    ok("(SELECT a FROM t) ORDER BY a", "parenthesised query with outer order by", sql="(SELECT a FROM t) ORDER BY a LIMIT 1000"),
     ok("SELECT a FROM (SELECT a FROM t LIMIT 5000) s", "inner limit untouched",
        sql="SELECT a FROM (SELECT a FROM t LIMIT 5000) s LIMIT 1000"),
     ok("SELECT a FROM t LIMIT 5, 5000", "mysql offset comma limit", dialect="mysql",
