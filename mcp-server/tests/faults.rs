@@ -115,9 +115,16 @@ fn env_value(env_file: &Path, var: &str) -> Option<String> {
 
 impl Cluster {
     fn start() -> Cluster {
+        // A port range no other cluster scans (they start at 54329 and take the first free
+        // port), and a base above every earlier start in this process (starts scan upward):
+        // while this cluster is stopped, nothing may take its port before it restarts.
+        static STARTS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let nth = STARTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let base = 55_000 + (std::process::id() % 1_000) * 8 + nth;
         let out = Command::new("bash")
             .arg(script())
             .arg("start")
+            .env("SQLGATE_PG_PORT_BASE", base.to_string())
             .output()
             .expect("run pg-cluster.sh start");
         assert!(
