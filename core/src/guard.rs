@@ -299,25 +299,24 @@ impl Guard {
 
     /// The class of `sql` without any policy (see [`crate::classify`]).
     pub(crate) fn classify_only(sql: &str, dialect: Dialect) -> QueryClass {
-        let guard = Guard::for_dialect(dialect);
+        // No policy applies, so no guard is built (that would compile the function lists).
         if check_nul(sql).is_err() {
             return QueryClass::Unknown;
         }
         let Ok(tokens) = tokenize(sql, dialect) else {
             return QueryClass::Unknown;
         };
-        stacker::maybe_grow(
-            stack_for(&tokens),
-            stack_for(&tokens),
-            || match parse_tokens(tokens, dialect, guard.policy.max_depth) {
+        let stack = stack_for(&tokens);
+        stacker::maybe_grow(stack, stack, || {
+            match parse_tokens(tokens, dialect, crate::policy::DEFAULT_MAX_DEPTH) {
                 Ok(statements) => statements
                     .iter()
                     .map(statement_class)
                     .max()
                     .unwrap_or(QueryClass::Unknown),
                 Err(_) => QueryClass::Unknown,
-            },
-        )
+            }
+        })
     }
 }
 
