@@ -37,7 +37,7 @@ pub struct Guard {
     access: AccessPolicy,
 }
 
-fn reject(class: QueryClass, count: usize) -> impl FnOnce(GuardError) -> Rejection {
+fn reject(class: QueryClass, count: usize) -> impl Fn(GuardError) -> Rejection + Copy {
     move |error| Rejection {
         query_class: class,
         statement_count: count,
@@ -108,35 +108,7 @@ impl Guard {
                 ),
             });
         }
-        let first = self.run(sql, max_rows)?;
-        // Self-check: the regenerated SQL must be a fixed point of the whole pipeline.
-        let roundtrip = |detail: String| Rejection {
-            query_class: first.query_class,
-            statement_count: first.statement_count,
-            error: GuardError::new(
-                ErrorCode::InternalRoundtrip,
-                Stage::Rewrite,
-                format!("the regenerated SQL did not re-check identically: {detail}"),
-            )
-            .with_hint("simplify the query; this construct does not print back faithfully"),
-        };
-        match self.run(&first.sql, max_rows) {
-            Ok(second)
-                if second.sql == first.sql
-                    && second.query_class == first.query_class
-                    && second.tables == first.tables
-                    && second.functions == first.functions
-                    && second.columns == first.columns
-                    && second.limit.value == first.limit.value =>
-            {
-                Ok(first)
-            }
-            Ok(second) => Err(roundtrip(format!("second pass gave `{}`", second.sql))),
-            Err(e) => Err(roundtrip(format!(
-                "second pass refused with {}",
-                e.error.code
-            ))),
-        }
+        self.run(sql, max_rows)
     }
 
     /// True when the policy lets queries read `table`, given as its name parts the way the
@@ -227,14 +199,54 @@ impl Guard {
         let (analysis, limit) = self
             .check_statement(&mut statement, class, max_rows)
             .map_err(rejected)?;
+        let sql = statement.to_string();
+        self.self_check(&sql, &statement).map_err(|detail| {
+            rejected(
+                GuardError::new(
+                    ErrorCode::InternalRoundtrip,
+                    Stage::Rewrite,
+                    format!("the regenerated SQL did not re-check identically: {detail}"),
+                )
+                .with_hint("simplify the query; this construct does not print back faithfully"),
+            )
+        })?;
         Ok(Approved {
-            sql: statement.to_string(),
+            sql,
             query_class: class,
             statement_count: 1,
             tables: analysis.tables.into_iter().collect(),
             columns: analysis.columns.into_iter().collect(),
             functions: analysis.functions.into_iter().collect(),
             limit,
+        })
+    }
+
+    /// The self-check: `sql`, printed from the checked and capped `checked`, must pass the
+    /// character pre-checks and parse back into one statement equal to `checked`. Equal trees
+    /// print the same SQL and get the same verdict (class, tables, columns, functions and limit
+    /// are functions of the tree), so this is the fixed point DESIGN asks for without running
+    /// the validation a second time. Equality ignores only source positions.
+    fn self_check(&self, sql: &str, checked: &Statement) -> Result<(), String> {
+        let dialect = self.policy.dialect;
+        let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
+        check_nul(sql).map_err(refused)?;
+        let tokens = tokenize(sql, dialect).map_err(refused)?;
+        check_tokens(&tokens, dialect).map_err(refused)?;
+        let (count, _) = count_statements(&tokens);
+        if count != 1 {
+            return Err(format!("it reads as {count} statements"));
+        }
+        let stack = stack_for(&tokens);
+        stacker::maybe_grow(stack, stack, || {
+            let reparsed = parse_tokens(tokens, dialect, self.policy.max_depth).map_err(refused)?;
+            match reparsed.as_slice() {
+                [again] if again == checked => {
+                    debug_assert_eq!(again.to_string(), sql, "equal trees printed differently");
+                    Ok(())
+                }
+                [again] => Err(format!("it parses back as `{again}`")),
+                more => Err(format!("it parses back as {} statements", more.len())),
+            }
         })
     }
 
@@ -250,13 +262,15 @@ impl Guard {
             functions: &self.functions,
             access: &self.access,
         };
+        if let Statement::Query(query) = statement {
+            let analysis = analyze(query, &ctx)?;
+            let limit = limit::apply(query, max_rows, self.policy.dialect)?;
+            return Ok((analysis, limit));
+        }
+        // Everything below refuses or is EXPLAIN: rare enough to compute the span up front
+        // (it walks the whole tree, a cost the common path does not pay).
         let location = location_of(statement);
         match statement {
-            Statement::Query(query) => {
-                let analysis = analyze(query, &ctx)?;
-                let limit = limit::apply(query, max_rows, self.policy.dialect)?;
-                Ok((analysis, limit))
-            }
             Statement::Explain {
                 analyze: explain_analyze,
                 statement: inner,
