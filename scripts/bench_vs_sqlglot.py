@@ -6,7 +6,7 @@
 The sqlglot guard does what Python guards do today: parse, refuse more than one statement, walk
 the tree for data-modifying or DDL nodes, inject a LIMIT, regenerate SQL. sqlgate is timed through
 `cargo run --release -p sqlgate --example timing` (median per query of 21 runs, self-check
-included). Both report the median over queries of each query's median time.
+included), once with the system allocator and once with mimalloc (`--features mimalloc`). Both report the median over queries of each query's median time.
 """
 
 import json
@@ -75,15 +75,20 @@ def main():
         per_query.append(statistics.median(runs))
     sqlglot_median = statistics.median(per_query)
 
-    out = subprocess.run(
-        ["cargo", "run", "-q", "--release", "-p", "sqlgate", "--example", "timing", "--"] + FILES,
-        cwd=ROOT, check=True, capture_output=True, text=True,
-    ).stdout
-    sqlgate = json.loads(out.strip().splitlines()[-1])
     print(f"queries: {len(rows)} (Chinook gold + Spider dev)")
     print(f"sqlglot guard median: {sqlglot_median:8.1f} µs per query ({failures // 11} queries it could not handle)")
-    print(f"sqlgate check median: {sqlgate['median_us']:8.1f} µs per query (self-check included)")
-    print(f"sqlgate is {sqlglot_median / sqlgate['median_us']:.1f}x faster")
+    # The system allocator is what a Rust program gets from `cargo add sqlgate`; mimalloc is what
+    # sqlgate-mcp and the Python and Node packages ship with.
+    for features in ([], ["--features", "mimalloc"]):
+        out = subprocess.run(
+            ["cargo", "run", "-q", "--release", "-p", "sqlgate", *features, "--example", "timing", "--"] + FILES,
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout
+        sqlgate = json.loads(out.strip().splitlines()[-1])
+        print(
+            f"sqlgate check median: {sqlgate['median_us']:8.1f} µs per query ({sqlgate['allocator']} allocator, "
+            f"self-check included): {sqlglot_median / sqlgate['median_us']:.1f}x faster"
+        )
 
 
 if __name__ == "__main__":

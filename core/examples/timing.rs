@@ -2,6 +2,17 @@
 //! prints one JSON object with the median, mean and count (microseconds). Used by
 //! scripts/bench_vs_sqlglot.py so that both tools are timed on the same queries in one run.
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Which allocator these timings ran with (`--features mimalloc` selects mimalloc).
+const ALLOCATOR: &str = if cfg!(feature = "mimalloc") {
+    "mimalloc"
+} else {
+    "system"
+};
+
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -48,7 +59,7 @@ fn main() {
     per_query.sort_by(|a, b| a.total_cmp(b));
     let median = per_query.get(per_query.len() / 2).copied().unwrap_or(0.0);
     println!(
-        "{{\"median_us\": {median:.3}, \"mean_us\": {mean:.3}, \"queries\": {}}}",
+        "{{\"median_us\": {median:.3}, \"mean_us\": {mean:.3}, \"queries\": {}, \"allocator\": \"{ALLOCATOR}\"}}",
         per_query.len()
     );
 }

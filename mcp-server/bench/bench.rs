@@ -43,6 +43,10 @@ use sqlgate_mcp::http::{serve_http, HttpOptions};
 use sqlgate_mcp::tools::SqlGateServer;
 use tokio_util::sync::CancellationToken;
 
+// The allocator the shipped sqlgate-mcp binary uses (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 const QUERIES: &[(&str, &str)] = &[
