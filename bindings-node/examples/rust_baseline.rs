@@ -6,6 +6,10 @@ use std::time::Instant;
 
 use sqlgate::{Dialect, Guard};
 
+// The allocator the Node addon ships with (src/lib.rs), so that Node / Rust compares like with like.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SETS: [(&str, Dialect); 3] = [
     ("chinook/chinook_gold.jsonl", Dialect::Sqlite),
     ("chinook/chinook_gold_postgres.jsonl", Dialect::Postgres),

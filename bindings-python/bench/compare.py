@@ -13,7 +13,8 @@ vectors) it times, per query, the median of ``--runs`` calls of:
 - ``pglast.parse_sql`` (PostgreSQL's own parser; parsing only, no guard).
 
 and prints the median over queries with the ratios. ``--rust-us`` is the "median check" line of
-``cargo bench -p sqlgate --bench check`` (Chinook gold + Spider dev) for the binding's overhead.
+``cargo bench -p sqlgate --features mimalloc --bench check`` (Chinook gold + Spider dev; mimalloc is
+the extension's allocator too) for the binding's overhead.
 It also times one Guard shared by a ThreadPoolExecutor(2) against one thread (the GIL is released
 while checking), and ``verdict()`` (serde -> Python objects) against ``json.loads(verdict_json())``.
 This is a script, not a test: timings depend on the machine and its load.

@@ -24,8 +24,9 @@
 //!
 //! The pipeline ([`Guard::check`]): [`precheck`] on the raw text, [`parse`] with a depth limit and a
 //! token-level statement count, [`class`]ification, read-only and policy validation ([`validate`],
-//! [`access`]), the row cap ([`limit`]), regeneration and a self-check that the regenerated SQL is a
-//! fixed point of the whole pipeline.
+//! [`access`]), the row cap ([`limit`]), regeneration and a self-check: the regenerated SQL must
+//! pass the pre-checks and parse back into the very tree that was checked, so that it is a fixed
+//! point of the whole pipeline.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
