@@ -385,3 +385,61 @@ fn unreachable_policy<T>() -> T {
     // The default policy has no patterns, so compiling it cannot fail.
     panic!("the default policy failed to compile")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(guard: &Guard, sql: &str) -> Statement {
+        let tokens = tokenize(sql, guard.policy.dialect).expect("test SQL tokenizes");
+        let mut statements =
+            parse_tokens(tokens, guard.policy.dialect, 64).expect("test SQL parses");
+        assert_eq!(statements.len(), 1);
+        statements.remove(0)
+    }
+
+    #[test]
+    fn self_check_accepts_the_same_tree_at_other_positions() {
+        let guard = Guard::for_dialect(Dialect::Postgres);
+        let checked = parsed(&guard, "SELECT a\n  FROM t WHERE b = 'x' LIMIT 5");
+        assert_eq!(
+            guard.self_check("SELECT a FROM t WHERE b = 'x' LIMIT 5", &checked),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn self_check_refuses_text_that_parses_to_another_tree() {
+        let guard = Guard::for_dialect(Dialect::Postgres);
+        let checked = parsed(&guard, "SELECT a FROM t LIMIT 5");
+        for drifted in [
+            "SELECT a FROM t LIMIT 6",
+            "SELECT \"a\" FROM t LIMIT 5",
+            "SELECT a FROM t AS t LIMIT 5",
+            "SELECT a FROM t LIMIT (5)",
+        ] {
+            let detail = guard
+                .self_check(drifted, &checked)
+                .expect_err("a different tree must not pass");
+            assert!(detail.contains("parses back as"), "{drifted}: {detail}");
+        }
+    }
+
+    #[test]
+    fn self_check_refuses_extra_statements_and_precheck_failures() {
+        // PostgreSQL reads `/*! ... */` as a comment (MySQL, and sqlparser's MySQL dialect, as SQL).
+        let guard = Guard::for_dialect(Dialect::Postgres);
+        let checked = parsed(&guard, "SELECT 1");
+        let stacked = guard.self_check("SELECT 1; SELECT 1", &checked);
+        assert_eq!(stacked, Err("it reads as 2 statements".to_string()));
+        let hidden = guard.self_check("SELECT 1 /*! , 2 */", &checked);
+        assert!(
+            hidden
+                .as_ref()
+                .is_err_and(|d| d.contains("unsupported_syntax")),
+            "{hidden:?}"
+        );
+        let nul = guard.self_check("SELECT 1\0", &checked);
+        assert!(nul.is_err_and(|d| d.contains("invalid_character")));
+    }
+}
