@@ -2,16 +2,9 @@
 //! Chinook gold and Spider dev queries, cost against input size, and the cost of a large
 //! data-access policy (50 table patterns, 50 protected columns, a 200-table catalog).
 
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Which allocator these timings ran with (`--features mimalloc` selects mimalloc).
-const ALLOCATOR: &str = if cfg!(feature = "mimalloc") {
-    "mimalloc"
-} else {
-    "system"
-};
+#[path = "support/allocator.rs"]
+mod allocator;
+use allocator::ALLOCATOR;
 
 use std::hint::black_box;
 use std::path::PathBuf;

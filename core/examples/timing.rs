@@ -2,16 +2,9 @@
 //! prints one JSON object with the median, mean and count (microseconds). Used by
 //! scripts/bench_vs_sqlglot.py so that both tools are timed on the same queries in one run.
 
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Which allocator these timings ran with (`--features mimalloc` selects mimalloc).
-const ALLOCATOR: &str = if cfg!(feature = "mimalloc") {
-    "mimalloc"
-} else {
-    "system"
-};
+#[path = "../benches/support/allocator.rs"]
+mod allocator;
+use allocator::ALLOCATOR;
 
 use std::collections::BTreeMap;
 use std::time::Instant;

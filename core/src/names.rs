@@ -213,28 +213,53 @@ pub fn is_system_catalog(name: &[String], dialect: Dialect) -> bool {
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
+    bounded_distance(&a, &b, usize::MAX).unwrap_or(usize::MAX)
+}
+
+/// Levenshtein distance between `a` and `b` when it is at most `limit`, else `None`. Stops as
+/// soon as every cell of a row exceeds `limit`, so a hopeless pair costs a few rows, not a table.
+fn bounded_distance(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
     let mut previous: Vec<usize> = (0..=b.len()).collect();
     let mut current = vec![0; b.len() + 1];
     for (i, ca) in a.iter().enumerate() {
         current[0] = i + 1;
+        let mut row_min = current[0];
         for (j, cb) in b.iter().enumerate() {
             let cost = usize::from(ca != cb);
             current[j + 1] = (previous[j] + cost)
                 .min(previous[j + 1] + 1)
                 .min(current[j] + 1);
+            row_min = row_min.min(current[j + 1]);
+        }
+        if row_min > limit {
+            return None;
         }
         std::mem::swap(&mut previous, &mut current);
     }
-    previous[b.len()]
+    Some(previous[b.len()]).filter(|d| *d <= limit)
 }
+
+/// Longest name a typo hint is looked for: past it, a hint helps no one and costs time.
+const MAX_HINT_NAME_CHARS: usize = 64;
 
 /// The closest candidate to `wanted` within a distance that still looks like a typo.
 pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (wanted.chars().count() / 3).max(2);
+    let wanted: Vec<char> = wanted.to_lowercase().chars().collect();
+    if wanted.len() > MAX_HINT_NAME_CHARS {
+        return None;
+    }
+    let limit = (wanted.len() / 3).max(2);
+    let mut candidate_chars = Vec::new();
     candidates
         .into_iter()
-        .map(|c| (edit_distance(wanted, c), c))
-        .filter(|(d, _)| *d <= limit)
+        .filter_map(|c| {
+            candidate_chars.clear();
+            candidate_chars.extend(c.chars().flat_map(char::to_lowercase));
+            bounded_distance(&wanted, &candidate_chars, limit).map(|d| (d, c))
+        })
         .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)))
         .map(|(_, c)| c)
 }
@@ -299,5 +324,46 @@ mod tests {
             Some("artist")
         );
         assert_eq!(closest("zzzzzz", ["artist", "album"]), None);
+    }
+
+    #[test]
+    fn bounded_distance_agrees_with_the_full_table_within_the_limit() {
+        let words = [
+            "", "a", "ab", "abc", "kitten", "sitting", "saturday", "sunday", "flaw", "lawn",
+        ];
+        for a in words {
+            for b in words {
+                let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+                let full = edit_distance(a, b);
+                for limit in 0..8 {
+                    let expected = (full <= limit).then_some(full);
+                    assert_eq!(
+                        bounded_distance(&ca, &cb, limit),
+                        expected,
+                        "{a} {b} {limit}"
+                    );
+                }
+            }
+        }
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn long_names_get_hints_up_to_a_length_and_none_past_it() {
+        let long = "customer_lifetime_value_by_region_and_quarter";
+        assert_eq!(
+            closest(
+                "customer_lifetime_value_by_regoin_and_quarter",
+                [long, "album"]
+            ),
+            Some(long)
+        );
+        // A fuzzer's 200-character name against every candidate used to cost milliseconds.
+        let absurd = "y".repeat(200);
+        let candidates: Vec<String> = (0..2000).map(|i| format!("f{i}_{absurd}")).collect();
+        assert_eq!(
+            closest(&absurd, candidates.iter().map(String::as_str)),
+            None
+        );
     }
 }
