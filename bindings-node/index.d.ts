@@ -149,6 +149,11 @@ export interface GuardOptions {
   maxSqlBytes?: number
   /** Parser recursion limit; deeper input is refused (default 64, at most 4096). */
   maxDepth?: number
+  /**
+   * Input with more tokens (whitespace aside, comments included) is refused before parsing
+   * (default 25000): the bound on a check's time.
+   */
+  maxTokens?: number
   /** Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query (default false). */
   allowExplain?: boolean
   /** Allow system catalogs: `pg_catalog`, `information_schema`, `sqlite_master`, ... (default false). */
@@ -194,6 +199,8 @@ export interface Policy {
   max_sql_bytes?: number
   /** Parser recursion limit; deeper input is refused (default 64). */
   max_depth?: number
+  /** Input with more tokens (whitespace aside, comments included) is refused (default 25000). */
+  max_tokens?: number
   /** Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query (default false). */
   allow_explain?: boolean
   /** Allow system catalogs (default false). */

@@ -200,6 +200,7 @@ test('bad options throw a TypeError naming the field', () => {
     [{ maxRows: 1.5 }, 'maxRows'],
     [{ maxDepth: 0 }, 'maxDepth'],
     [{ maxSqlBytes: 0 }, 'maxSqlBytes'],
+    [{ maxTokens: 0 }, 'maxTokens'],
     [{ dialect: 'oracle' }, 'dialect'],
     [{ allowExplain: 'yes' }, 'allowExplain'],
     [{ tables: { allow: ['a', 3] } }, 'tables.allow[1]'],
@@ -239,8 +240,11 @@ test('non-string SQL is a TypeError from the binding layer', () => {
 
 test('deep and long input is refused or checked, never a crash, sync and on the pool', async () => {
   const guard = new Guard()
-  const deep = `SELECT ${'('.repeat(20000)}1${')'.repeat(20000)}`
-  const ors = `SELECT 1 FROM t WHERE ${Array.from({ length: 20000 }, (_, i) => `a = ${i}`).join(' OR ')}`
+  // Within the default token budget (25000): refused for depth, and checked in full.
+  const deep = `SELECT ${'('.repeat(5000)}1${')'.repeat(5000)}`
+  const ors = `SELECT 1 FROM t WHERE ${Array.from({ length: 6000 }, (_, i) => `a = ${i}`).join(' OR ')}`
+  const tooMany = `SELECT 1 FROM t WHERE ${Array.from({ length: 20000 }, (_, i) => `a = ${i}`).join(' OR ')}`
+  assert.throws(() => guard.check(tooMany), { code: 'too_large' })
   assert.throws(() => guard.check(deep), { code: 'too_deep' })
   assert.match(guard.check(ors).sql, /LIMIT 1000$/)
   await assert.rejects(guard.checkAsync(deep), { code: 'too_deep' })

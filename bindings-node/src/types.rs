@@ -331,6 +331,9 @@ pub struct GuardOptions {
     pub max_sql_bytes: Option<u32>,
     /// Parser recursion limit; deeper input is refused (default 64, at most 4096).
     pub max_depth: Option<u32>,
+    /// Input with more tokens (whitespace aside, comments included) is refused before parsing
+    /// (default 25000): the bound on a check's time.
+    pub max_tokens: Option<u32>,
     /// Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query (default false).
     pub allow_explain: Option<bool>,
     /// Allow system catalogs: `pg_catalog`, `information_schema`, `sqlite_master`, ... (default false).
@@ -401,6 +404,9 @@ pub struct Policy {
     /// Parser recursion limit; deeper input is refused (default 64).
     #[napi(js_name = "max_depth")]
     pub max_depth: Option<u32>,
+    /// Input with more tokens (whitespace aside, comments included) is refused (default 25000).
+    #[napi(js_name = "max_tokens")]
+    pub max_tokens: Option<u32>,
     /// Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query (default false).
     #[napi(js_name = "allow_explain")]
     pub allow_explain: Option<bool>,

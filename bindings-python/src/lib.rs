@@ -17,7 +17,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, IntoPyObjectExt};
 use pythonize::pythonize;
-use sqlgate::policy::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES};
+use sqlgate::policy::{
+    DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
+};
 use sqlgate::{
     Approved, Dialect, ErrorCode, GuardError, Policy, PolicyError, QueryClass, Rejection, Stage,
     Verdict,
@@ -30,7 +32,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 // The defaults spelled out in `Guard.__new__`'s text signature and in the `.pyi` stub.
 const _: () = assert!(
-    DEFAULT_MAX_ROWS == 1000 && DEFAULT_MAX_SQL_BYTES == 262_144 && DEFAULT_MAX_DEPTH == 64,
+    DEFAULT_MAX_ROWS == 1000
+        && DEFAULT_MAX_SQL_BYTES == 262_144
+        && DEFAULT_MAX_DEPTH == 64
+        && DEFAULT_MAX_TOKENS == 25_000,
     "core defaults changed: update Guard's text_signature and _sqlgate.pyi"
 );
 
@@ -266,11 +271,12 @@ impl PyGuard {
         max_sql_bytes = DEFAULT_MAX_SQL_BYTES,
         max_depth = DEFAULT_MAX_DEPTH,
         allow_system_catalogs = false,
+        max_tokens = DEFAULT_MAX_TOKENS,
     ))]
     #[pyo3(
         text_signature = "(dialect='postgres', max_rows=1000, allow_explain=False, \
         functions=None, tables=None, columns=None, catalog=None, max_sql_bytes=262144, \
-        max_depth=64, allow_system_catalogs=False)"
+        max_depth=64, allow_system_catalogs=False, max_tokens=25000)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -285,6 +291,7 @@ impl PyGuard {
         max_sql_bytes: usize,
         max_depth: usize,
         allow_system_catalogs: bool,
+        max_tokens: usize,
     ) -> PyResult<Self> {
         let catalog = match catalog.filter(|c| !c.is_none()) {
             Some(c) => Some(section(py, "catalog", Some(c))?),
@@ -295,6 +302,7 @@ impl PyGuard {
             max_rows,
             max_sql_bytes,
             max_depth,
+            max_tokens,
             allow_explain,
             allow_system_catalogs,
             functions: section(py, "functions", functions)?,

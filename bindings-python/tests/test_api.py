@@ -129,6 +129,7 @@ def test_keyword_construction() -> None:
         max_sql_bytes=4096,
         max_depth=32,
         allow_system_catalogs=False,
+        max_tokens=500,
     )
     policy = guard.policy
     assert policy["max_rows"] == 50
@@ -138,6 +139,7 @@ def test_keyword_construction() -> None:
     assert policy["columns"] == {"deny": ["*.ssn"]}
     assert policy["max_sql_bytes"] == 4096
     assert policy["max_depth"] == 32
+    assert policy["max_tokens"] == 500
     assert guard.check("SELECT my_udf(a) FROM t").functions == ["my_udf"]
     with pytest.raises(Rejected) as info:
         guard.check("SELECT random()")
@@ -253,6 +255,7 @@ def test_from_policy_errors(tmp_path: Path) -> None:
         ({"max_rows": 0}, "max_rows"),
         ({"max_depth": 0}, "max_depth"),
         ({"max_sql_bytes": 0}, "max_sql_bytes"),
+        ({"max_tokens": 0}, "max_tokens"),
         ({"tables": {"allow": ["a..b"]}}, "tables.allow[0]"),
         ({"tables": {"alow": ["a"]}}, "tables"),
         ({"columns": {"deny": ["nodot"]}}, "columns.deny[0]"),
@@ -338,7 +341,7 @@ def test_policy_schema() -> None:
 
 def test_gil_released_while_checking() -> None:
     """Another Python thread keeps running during one long check (the GIL is released)."""
-    guard = Guard(max_sql_bytes=1 << 22)
+    guard = Guard(max_sql_bytes=1 << 22, max_tokens=1 << 20)
     sql = "SELECT a FROM t WHERE a IN (" + ", ".join(str(i) for i in range(60000)) + ")"
     start = time.perf_counter()
     assert guard.verdict(sql)["allowed"] is True
@@ -372,7 +375,7 @@ def test_signature_defaults_match_core() -> None:
     params = inspect.signature(Guard).parameters
     policy = Guard().policy
     for name in ("dialect", "max_rows", "allow_explain", "max_sql_bytes", "max_depth",
-                 "allow_system_catalogs"):
+                 "allow_system_catalogs", "max_tokens"):
         assert params[name].default == policy[name], name
     for name in ("functions", "tables", "columns", "catalog"):
         assert params[name].default is None

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// | code | stage | meaning |
 /// |---|---|---|
 /// | `empty` | precheck | no statement: empty, whitespace or comments only |
-/// | `too_large` | precheck | input longer than `max_sql_bytes` (not parsed) |
+/// | `too_large` | precheck | input longer than `max_sql_bytes`, or with more than `max_tokens` tokens (not parsed) |
 /// | `too_deep` | parse | nesting deeper than `max_depth` |
 /// | `invalid_character` | precheck | NUL, or an invisible / bidirectional control character outside a string literal |
 /// | `parse_error` | parse | the dialect's parser does not accept the text |
@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 pub enum ErrorCode {
     /// No statement in the input.
     Empty,
-    /// Input over `max_sql_bytes`.
+    /// Input over `max_sql_bytes` or `max_tokens`.
     TooLarge,
     /// Nesting over `max_depth`.
     TooDeep,

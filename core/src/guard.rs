@@ -10,7 +10,7 @@ use crate::functions::FunctionPolicy;
 use crate::limit;
 use crate::parse::{count_statements, parse_tokens, tokenize};
 use crate::policy::{Policy, PolicyError};
-use crate::precheck::{check_nul, check_size, check_tokens};
+use crate::precheck::{check_nul, check_size, check_token_count, check_tokens};
 use crate::validate::{analyze, statement_keyword, Context};
 use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 
@@ -53,6 +53,9 @@ impl Guard {
         }
         if policy.max_depth == 0 || policy.max_depth > 4096 {
             return Err(PolicyError::new("max_depth", "must be between 1 and 4096"));
+        }
+        if policy.max_tokens == 0 {
+            return Err(PolicyError::new("max_tokens", "must be at least 1"));
         }
         if policy.max_rows == Some(0) {
             return Err(PolicyError::new(
@@ -134,6 +137,8 @@ impl Guard {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
         let tokens = tokenize(sql, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
+        check_token_count(&tokens, self.policy.max_tokens)
+            .map_err(reject(QueryClass::Unknown, 0))?;
         check_tokens(&tokens, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.

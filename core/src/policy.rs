@@ -12,6 +12,10 @@ pub const DEFAULT_MAX_ROWS: u64 = 1000;
 pub const DEFAULT_MAX_SQL_BYTES: usize = 262_144;
 /// Default for [`Policy::max_depth`].
 pub const DEFAULT_MAX_DEPTH: usize = 64;
+/// Default for [`Policy::max_tokens`]: keeps any check under about 100 ms on a 2-core machine
+/// (the costliest shapes, long `UNION ALL` chains and comment-heavy text, cost up to 3 µs per
+/// token); a 25 000-token query is about 75 KiB of `IN (...)` list.
+pub const DEFAULT_MAX_TOKENS: usize = 25_000;
 
 /// Extra functions on top of the dialect's built-in list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -63,6 +67,10 @@ pub struct Policy {
     /// Parser recursion limit; deeper input is refused.
     #[serde(default = "default_max_depth")]
     pub max_depth: usize,
+    /// Input with more tokens (whitespace aside, comments included) is refused before parsing:
+    /// the bound on a check's work, as `max_sql_bytes` is on its input.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: usize,
     /// Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query.
     #[serde(default)]
     pub allow_explain: bool,
@@ -116,6 +124,9 @@ fn default_max_sql_bytes() -> usize {
 fn default_max_depth() -> usize {
     DEFAULT_MAX_DEPTH
 }
+fn default_max_tokens() -> usize {
+    DEFAULT_MAX_TOKENS
+}
 
 impl Default for Policy {
     fn default() -> Self {
@@ -124,6 +135,7 @@ impl Default for Policy {
             max_rows: default_max_rows(),
             max_sql_bytes: DEFAULT_MAX_SQL_BYTES,
             max_depth: DEFAULT_MAX_DEPTH,
+            max_tokens: DEFAULT_MAX_TOKENS,
             allow_explain: false,
             allow_system_catalogs: false,
             functions: FunctionRules::default(),

@@ -22,6 +22,30 @@ pub fn check_size(sql: &str, max_sql_bytes: usize) -> Result<(), GuardError> {
     Ok(())
 }
 
+/// Refuses input with more than `max_tokens` tokens, not counting whitespace: the cost of a check
+/// grows with its tokens (comments included), not its bytes.
+pub fn check_token_count(tokens: &[TokenWithSpan], max_tokens: usize) -> Result<(), GuardError> {
+    let count = tokens
+        .iter()
+        .filter(|t| {
+            !matches!(
+                t.token,
+                Token::EOF
+                    | Token::Whitespace(Whitespace::Space | Whitespace::Newline | Whitespace::Tab)
+            )
+        })
+        .count();
+    if count > max_tokens {
+        return Err(GuardError::new(
+            ErrorCode::TooLarge,
+            Stage::Precheck,
+            format!("the SQL has {count} tokens; at most {max_tokens} are accepted"),
+        )
+        .with_hint("send a shorter query: split a long IN list or UNION into several queries"));
+    }
+    Ok(())
+}
+
 /// True for characters that hide or reorder text: NBSP, zero-width and bidi controls, word
 /// joiners and invisible operators, the BOM and tag characters.
 pub fn is_invisible(c: char) -> bool {

@@ -13,9 +13,11 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
         .expect("the check must not crash the thread")
 }
 
+/// Limits raised far past the defaults, so that only the stack is under test.
 fn guard() -> Guard {
     Guard::new(Policy {
         max_sql_bytes: 4 * 1024 * 1024,
+        max_tokens: 1_000_000,
         ..Policy::for_dialect(Dialect::Postgres)
     })
     .expect("policy")
@@ -60,4 +62,25 @@ fn classify_is_stack_safe_too() {
     let sql = format!("SELECT a FROM t WHERE {}", terms.join(" OR "));
     let class = on_small_stack(move || sqlgate::classify(&sql, Dialect::Postgres));
     assert_eq!(class, sqlgate::QueryClass::Select);
+}
+
+#[test]
+fn the_default_token_budget_refuses_a_long_chain_before_parsing() {
+    let sql = format!("SELECT 1{} FROM t", "+1".repeat(100_000));
+    let guard = Guard::new(Policy {
+        max_sql_bytes: 4 * 1024 * 1024,
+        ..Policy::for_dialect(Dialect::Postgres)
+    })
+    .expect("policy");
+    let rejection = on_small_stack(move || guard.check(&sql).map(|_| ()).unwrap_err());
+    assert_eq!(rejection.error.code, ErrorCode::TooLarge);
+    assert_eq!(rejection.error.stage, sqlgate::Stage::Precheck);
+    assert!(
+        rejection
+            .error
+            .message
+            .contains("200004 tokens; at most 25000"),
+        "{}",
+        rejection.error.message
+    );
 }
