@@ -151,7 +151,7 @@ export interface GuardOptions {
   maxDepth?: number
   /**
    * Input with more tokens (whitespace aside, comments included) is refused before parsing
-   * (default 25000): the bound on a check's time.
+   * (default 16000): the bound on a check's time.
    */
   maxTokens?: number
   /** Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query (default false). */
@@ -199,7 +199,7 @@ export interface Policy {
   max_sql_bytes?: number
   /** Parser recursion limit; deeper input is refused (default 64). */
   max_depth?: number
-  /** Input with more tokens (whitespace aside, comments included) is refused (default 25000). */
+  /** Input with more tokens (whitespace aside, comments included) is refused (default 16000). */
   max_tokens?: number
   /** Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query (default false). */
   allow_explain?: boolean

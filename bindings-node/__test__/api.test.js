@@ -240,9 +240,9 @@ test('non-string SQL is a TypeError from the binding layer', () => {
 
 test('deep and long input is refused or checked, never a crash, sync and on the pool', async () => {
   const guard = new Guard()
-  // Within the default token budget (25000): refused for depth, and checked in full.
+  // Within the default token budget (16000): refused for depth, and checked in full.
   const deep = `SELECT ${'('.repeat(5000)}1${')'.repeat(5000)}`
-  const ors = `SELECT 1 FROM t WHERE ${Array.from({ length: 6000 }, (_, i) => `a = ${i}`).join(' OR ')}`
+  const ors = `SELECT 1 FROM t WHERE ${Array.from({ length: 3000 }, (_, i) => `a = ${i}`).join(' OR ')}`
   const tooMany = `SELECT 1 FROM t WHERE ${Array.from({ length: 20000 }, (_, i) => `a = ${i}`).join(' OR ')}`
   assert.throws(() => guard.check(tooMany), { code: 'too_large' })
   assert.throws(() => guard.check(deep), { code: 'too_deep' })

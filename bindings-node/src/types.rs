@@ -332,7 +332,7 @@ pub struct GuardOptions {
     /// Parser recursion limit; deeper input is refused (default 64, at most 4096).
     pub max_depth: Option<u32>,
     /// Input with more tokens (whitespace aside, comments included) is refused before parsing
-    /// (default 25000): the bound on a check's time.
+    /// (default 16000): the bound on a check's time.
     pub max_tokens: Option<u32>,
     /// Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query (default false).
     pub allow_explain: Option<bool>,
@@ -404,7 +404,7 @@ pub struct Policy {
     /// Parser recursion limit; deeper input is refused (default 64).
     #[napi(js_name = "max_depth")]
     pub max_depth: Option<u32>,
-    /// Input with more tokens (whitespace aside, comments included) is refused (default 25000).
+    /// Input with more tokens (whitespace aside, comments included) is refused (default 16000).
     #[napi(js_name = "max_tokens")]
     pub max_tokens: Option<u32>,
     /// Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query (default false).

@@ -35,7 +35,7 @@ const _: () = assert!(
     DEFAULT_MAX_ROWS == 1000
         && DEFAULT_MAX_SQL_BYTES == 262_144
         && DEFAULT_MAX_DEPTH == 64
-        && DEFAULT_MAX_TOKENS == 25_000,
+        && DEFAULT_MAX_TOKENS == 16_000,
     "core defaults changed: update Guard's text_signature and _sqlgate.pyi"
 );
 
@@ -276,7 +276,7 @@ impl PyGuard {
     #[pyo3(
         text_signature = "(dialect='postgres', max_rows=1000, allow_explain=False, \
         functions=None, tables=None, columns=None, catalog=None, max_sql_bytes=262144, \
-        max_depth=64, allow_system_catalogs=False, max_tokens=25000)"
+        max_depth=64, allow_system_catalogs=False, max_tokens=16000)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(

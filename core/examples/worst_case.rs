@@ -1,5 +1,5 @@
 //! Times `Guard::check` on adversarial shapes, each grown as large as the default policy admits
-//! (`max_sql_bytes` 256 KiB and `max_tokens` 25 000, whichever binds first), and once more filled
+//! (`max_sql_bytes` 256 KiB and `max_tokens` 16 000, whichever binds first), and once more filled
 //! to the byte cap (refused as `too_large` when over the token budget):
 //! `cargo run --release -p sqlgate [--features mimalloc] --example worst_case`.
 //!

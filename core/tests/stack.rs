@@ -79,7 +79,7 @@ fn the_default_token_budget_refuses_a_long_chain_before_parsing() {
         rejection
             .error
             .message
-            .contains("200004 tokens; at most 25000"),
+            .contains("200004 tokens; at most 16000"),
         "{}",
         rejection.error.message
     );

@@ -59,7 +59,7 @@ class Guard:
         max_sql_bytes: int = 262144,
         max_depth: int = 64,
         allow_system_catalogs: bool = False,
-        max_tokens: int = 25000,
+        max_tokens: int = 16000,
     ) -> Guard: ...
     @classmethod
     def from_policy(cls, policy: Mapping[str, Any] | str | PathLike[str]) -> Guard: ...
