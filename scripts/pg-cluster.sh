@@ -90,7 +90,9 @@ as_pg() {
 port_free() {
     local p=$1
     if command -v ss >/dev/null 2>&1; then
-        ! ss -Htan "sport = :$p" 2>/dev/null | grep -q .
+        # Listening sockets only: the TIME-WAIT connections a stopped server leaves on its port
+        # do not stop PostgreSQL (it binds with SO_REUSEADDR) from listening there again.
+        ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .
     else
         ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null
     fi
