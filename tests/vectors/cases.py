@@ -10,6 +10,8 @@ verdict that contradicts `check`:
 Every layer (Rust, Python, Node) runs the same files and compares `expect` exactly.
 """
 
+import glob
+import importlib.util
 import json
 import os
 
@@ -466,6 +468,16 @@ access = [
 ]
 
 files = {"attacks.jsonl": attacks, "allowed.jsonl": allowed, "limits.jsonl": limits, "access.jsonl": access}
+
+# Topic files: tests/vectors/cases_<topic>.py each define `cases(ok, no)` returning
+# {"<topic>.jsonl": [rows]}; one file per topic keeps the lists readable.
+for module_path in sorted(glob.glob(os.path.join(HERE, "cases_*.py"))):
+    spec = importlib.util.spec_from_file_location(os.path.basename(module_path)[:-3], module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name, rows in module.cases(ok, no).items():
+        assert name not in files, f"{module_path}: {name} is written twice"
+        files[name] = rows
 for name, rows in files.items():
     path = os.path.join(HERE, name)
     old = {}
