@@ -180,12 +180,20 @@ pub fn is_system_catalog(name: &[String], dialect: Dialect) -> bool {
                 || (dialect == Dialect::Redshift
                     && (last.starts_with("stl_")
                         || last.starts_with("stv_")
+                        || last.starts_with("svcs_")
+                        || last.starts_with("stcs_")
                         || last.starts_with("svv_")
                         || last.starts_with("svl_")
                         || last.starts_with("sys_")))
         }
         Dialect::Mysql => any_qualifier(&["mysql", "performance_schema", "sys"]),
-        Dialect::Sqlite => last.starts_with("sqlite_") || last.starts_with("pragma_"),
+        // `dbstat` (page statistics), `bytecode` and `tables_used` (prepared statements) are
+        // eponymous virtual tables over the database's internals.
+        Dialect::Sqlite => {
+            last.starts_with("sqlite_")
+                || last.starts_with("pragma_")
+                || matches!(last, "dbstat" | "bytecode" | "tables_used")
+        }
         Dialect::Mssql => {
             any_qualifier(&["sys", "master", "msdb", "model", "tempdb"])
                 || last.starts_with("sys")
@@ -194,6 +202,7 @@ pub fn is_system_catalog(name: &[String], dialect: Dialect) -> bool {
         Dialect::Duckdb => {
             any_qualifier(&["pg_catalog", "system", "temp"])
                 || last.starts_with("duckdb_")
+                || last.starts_with("pragma_")
                 || last.starts_with("pg_")
                 || last.starts_with("sqlite_")
         }
@@ -202,7 +211,9 @@ pub fn is_system_catalog(name: &[String], dialect: Dialect) -> bool {
                 || any_qualifier(&["account_usage", "organization_usage", "snowflake"])
         }
         Dialect::Bigquery => {
-            last.starts_with("information_schema") || last.contains("information_schema.")
+            last.starts_with("information_schema")
+                || last.contains("information_schema.")
+                || last.starts_with("__tables")
         }
         Dialect::Clickhouse => any_qualifier(&["system"]),
         Dialect::Databricks | Dialect::Hive => any_qualifier(&["system", "sys"]),

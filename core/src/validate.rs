@@ -12,10 +12,10 @@ use std::collections::{BTreeSet, HashSet};
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    AccessExpr, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
-    Ident, JoinConstraint, JoinOperator, ObjectName, Query, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableFactor, TableWithJoins,
-    Value, Visit, Visitor,
+    AccessExpr, BinaryOperator, ExcludeSelectItem, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArguments, GroupByExpr, Ident, JoinConstraint, JoinOperator, ObjectName, Query, Select,
+    SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableFactor,
+    TableWithJoins, Value, Visit, Visitor, WildcardAdditionalOptions,
 };
 use sqlparser::tokenizer::Span;
 
@@ -129,18 +129,42 @@ impl Source {
 }
 
 /// Names visible at one level: CTEs of a WITH, FROM items and select-list aliases of a SELECT.
+///
+/// How a bare column name resolves (the engines' rule, kept conservative where they differ):
+/// levels are searched innermost first; at each level every FROM item that has the name, or
+/// whose columns are unknown and so *could* have it, is a candidate, and a candidate that is a
+/// protected column refuses the query. The search stops at the first level where a FROM item
+/// is known to have the name (the engine binds there). Select-list aliases never stop it: which
+/// clauses see them, and whether they win over a FROM column, differs by engine and clause
+/// (PostgreSQL's GROUP BY uses an output name only as a last resort and may bind an outer
+/// column first; ORDER BY expressions never see aliases), so an alias only proves the name
+/// exists.
 #[derive(Debug, Default)]
 struct Scope<'p> {
     parent: Option<&'p Scope<'p>>,
     ctes: Vec<(String, Option<Vec<String>>)>,
     sources: Vec<Source>,
     aliases: Vec<String>,
+    /// The parent level is visible from here only as a possibility: a FROM item that is not
+    /// LATERAL (or a JOIN ... ON) cannot see its sibling FROM items in PostgreSQL and MySQL, so
+    /// a name found there does not stop the search (the engine looks further out) but a
+    /// protected candidate there still refuses (DuckDB makes siblings visible).
+    weak_parent: bool,
 }
 
 impl<'p> Scope<'p> {
     fn child(parent: Option<&'p Scope<'p>>) -> Self {
         Scope {
             parent,
+            ..Scope::default()
+        }
+    }
+
+    /// An empty level over `parent` through which `parent`'s names are only possibilities.
+    fn weak_view(parent: &'p Scope<'p>) -> Self {
+        Scope {
+            parent: Some(parent),
+            weak_parent: true,
             ..Scope::default()
         }
     }
@@ -310,7 +334,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 let source = self.relation(&object, None, scope)?;
                 let mut s = Scope::child(Some(scope));
                 s.sources.push(source);
-                self.star(None, &s, None)?;
+                self.star(None, &s, &[], None)?;
                 Ok((None, None))
             }
         }
@@ -373,7 +397,8 @@ impl<'c, 'a> Walker<'c, 'a> {
         }
         let mut scope = Scope::child(Some(parent));
         for item in from {
-            self.table_with_joins(item, &mut scope)?;
+            let sources = self.table_with_joins(item, &scope)?;
+            scope.sources.extend(sources);
         }
         if !lateral_views.is_empty() {
             self.exprs(lateral_views, &scope)?;
@@ -387,11 +412,17 @@ impl<'c, 'a> Walker<'c, 'a> {
             .collect();
         for item in projection {
             match item {
-                SelectItem::Wildcard(_) => self.star(None, &scope, location)?,
+                SelectItem::Wildcard(options) => {
+                    let excluded = excluded_columns(options, self.dialect());
+                    self.star(None, &scope, &excluded, location)?
+                }
                 SelectItem::QualifiedWildcard(
                     SelectItemQualifiedWildcardKind::ObjectName(name),
-                    _,
-                ) => self.star(Some(name), &scope, location)?,
+                    options,
+                ) => {
+                    let excluded = excluded_columns(options, self.dialect());
+                    self.star(Some(name), &scope, &excluded, location)?
+                }
                 SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::Expr(expr), _) => {
                     self.exprs(expr, &scope)?
                 }
@@ -419,16 +450,21 @@ impl<'c, 'a> Walker<'c, 'a> {
         Ok(scope)
     }
 
+    /// Checks one FROM entry (a relation and its joins) and returns the sources it adds.
+    /// `outer` is the SELECT's level with the entries before this one: they are visible only
+    /// as possibilities here (an ON clause sees just its join's members).
     fn table_with_joins(
         &mut self,
         item: &TableWithJoins,
-        scope: &mut Scope<'_>,
-    ) -> Result<(), GuardError> {
-        let source = self.table_factor(&item.relation, scope)?;
-        scope.sources.extend(source);
+        outer: &Scope<'_>,
+    ) -> Result<Vec<Source>, GuardError> {
+        let view = Scope::weak_view(outer);
+        let mut local = Scope::child(Some(&view));
+        let source = self.table_factor(&item.relation, &local)?;
+        local.sources.extend(source);
         for join in &item.joins {
-            let source = self.table_factor(&join.relation, scope)?;
-            scope.sources.extend(source);
+            let source = self.table_factor(&join.relation, &local)?;
+            local.sources.extend(source);
             let constraint = match &join.join_operator {
                 JoinOperator::Join(c)
                 | JoinOperator::Inner(c)
@@ -449,7 +485,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                     match_condition,
                     constraint,
                 } => {
-                    self.exprs(match_condition, scope)?;
+                    self.exprs(match_condition, &local)?;
                     Some(constraint)
                 }
                 JoinOperator::CrossApply
@@ -459,11 +495,27 @@ impl<'c, 'a> Walker<'c, 'a> {
                 | JoinOperator::InnerArrayJoin => None,
             };
             match constraint {
-                Some(JoinConstraint::On(expr)) => self.exprs(expr, scope)?,
+                Some(JoinConstraint::On(expr)) => self.exprs(expr, &local)?,
                 Some(JoinConstraint::Using(names)) | Some(JoinConstraint::UsingAlias(names, _)) => {
+                    // `USING (c)` merges the `c` of both sides into one column, later read by
+                    // its bare name: every member that has or could have `c` is a candidate.
                     for name in names {
-                        if let Some(ident) = name.0.last().and_then(|p| p.as_ident()) {
-                            self.column(&[], ident, scope)?;
+                        match name.0.as_slice() {
+                            [part] => match part.as_ident() {
+                                Some(ident) => self.column(&[], ident, &local)?,
+                                None => {
+                                    return Err(unsupported(
+                                        "a computed name in USING",
+                                        span_location(name.span()),
+                                    ))
+                                }
+                            },
+                            _ => {
+                                return Err(unsupported(
+                                    "a qualified name in USING",
+                                    span_location(name.span()),
+                                ))
+                            }
                         }
                     }
                 }
@@ -471,7 +523,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                     // NATURAL joins on every shared column: refuse when a protected column may
                     // be among them.
                     if self.ctx.access.has_column_rules()
-                        && scope.sources.iter().any(|s| match &s.kind {
+                        && local.sources.iter().any(|s| match &s.kind {
                             SourceKind::Table(t) => !t.protected.is_empty(),
                             SourceKind::Derived(_) => false,
                         })
@@ -487,7 +539,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 Some(JoinConstraint::None) | None => {}
             }
         }
-        Ok(())
+        Ok(local.sources)
     }
 
     /// Checks one FROM item and returns the source it adds to the scope.
@@ -558,13 +610,15 @@ impl<'c, 'a> Walker<'c, 'a> {
                 Ok(vec![source])
             }
             TableFactor::Derived {
-                lateral: _,
+                lateral,
                 subquery,
                 alias,
                 sample,
             } => {
                 self.exprs(sample, scope)?;
-                let columns = self.query(subquery, Some(scope))?;
+                let view = Scope::weak_view(scope);
+                let parent = if *lateral { scope } else { &view };
+                let columns = self.query(subquery, Some(parent))?;
                 let columns = alias_columns(alias.as_ref(), self.dialect()).or(columns);
                 Ok(vec![Source {
                     alias: alias.as_ref().map(|a| fold_ident(&a.name, self.dialect())),
@@ -572,6 +626,15 @@ impl<'c, 'a> Walker<'c, 'a> {
                 }])
             }
             TableFactor::TableFunction { expr, alias } => {
+                // Snowflake's `TABLE(f(...))` wraps a table function; `TABLE('name')` or
+                // `TABLE($var)` reads a table named at run time.
+                if !matches!(expr, Expr::Function(_)) {
+                    return Err(unsupported(
+                        "TABLE(...) over a name or string reads a table chosen at run time",
+                        span_location(expr.span()),
+                    )
+                    .with_hint("name the table itself in FROM"));
+                }
                 self.exprs(expr, scope)?;
                 Ok(vec![derived(alias.as_ref(), self.dialect())])
             }
@@ -606,11 +669,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 table_with_joins,
                 alias,
             } => {
-                let mut inner = Scope::child(scope.parent);
-                inner.sources = scope.sources.clone();
-                let before = inner.sources.len();
-                self.table_with_joins(table_with_joins, &mut inner)?;
-                let added: Vec<Source> = inner.sources.split_off(before);
+                let added = self.table_with_joins(table_with_joins, scope)?;
                 match alias {
                     // An aliased join hides its members' names behind the alias.
                     Some(a) => {
@@ -685,7 +744,8 @@ impl<'c, 'a> Walker<'c, 'a> {
             ));
         }
         let Some(parts) = fold_object_name(name, self.dialect()) else {
-            return Err(unsupported("a computed table name", location));
+            return Err(unsupported("a computed table name", location)
+                .with_hint("name the table itself in FROM"));
         };
         if let [single] = parts.as_slice() {
             if let Some(columns) = scope.find_cte(single) {
@@ -694,6 +754,14 @@ impl<'c, 'a> Walker<'c, 'a> {
                     kind: SourceKind::Derived(columns.clone()),
                 });
             }
+        }
+        if let Some(reason) = not_a_table(name, self.dialect()) {
+            return Err(refuse(
+                ErrorCode::TableNotAllowed,
+                format!("`{name}` {reason}, not a table"),
+                "read from a table by its name",
+                location,
+            ));
         }
         match self.ctx.access.resolve(&parts) {
             Ok(table) => {
@@ -730,11 +798,13 @@ impl<'c, 'a> Walker<'c, 'a> {
         }
     }
 
-    /// `*` (over the current SELECT's sources) or `qualifier.*`.
+    /// `*` (over the current SELECT's sources) or `qualifier.*`, less the `excluded` (folded)
+    /// columns of `* EXCLUDE (...)` / `* EXCEPT (...)`.
     fn star(
         &mut self,
         qualifier: Option<&ObjectName>,
         scope: &Scope<'_>,
+        excluded: &[String],
         location: Option<Location>,
     ) -> Result<(), GuardError> {
         let sources: Vec<&Source> = match qualifier {
@@ -755,7 +825,7 @@ impl<'c, 'a> Walker<'c, 'a> {
             let SourceKind::Table(table) = &source.kind else {
                 continue;
             };
-            if !table.protected.is_empty() {
+            if table.protected.iter().any(|p| !excluded.contains(p)) {
                 return Err(match &table.columns {
                     Some(columns) => {
                         let open: Vec<&str> = columns
@@ -779,7 +849,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 });
             }
             if let Some(columns) = &table.columns {
-                for c in columns.iter() {
+                for c in columns.iter().filter(|c| !excluded.contains(c)) {
                     self.analysis
                         .columns
                         .insert(format!("{}.{c}", table.display));
@@ -820,43 +890,121 @@ impl<'c, 'a> Walker<'c, 'a> {
             }
             return self.conservative(&name, scope, location);
         }
-        for level in scope.levels() {
-            let bound = level
-                .sources
+        self.bare_column(&name, scope, location)
+    }
+
+    /// Refuses `seq.nextval` / `seq.currval` (Snowflake, Oracle-style sequences): it reads like
+    /// a column of `seq` but advances or reads a sequence. A FROM item named `seq` makes it a
+    /// column.
+    fn sequence_call(
+        &self,
+        qualifier: &[Ident],
+        column: &Ident,
+        scope: &Scope<'_>,
+    ) -> Result<(), GuardError> {
+        if column.quote_style.is_some()
+            || !["nextval", "currval"]
                 .iter()
-                .find(|s| s.known_columns().is_some_and(|c| c.contains(&name)));
-            if let Some(source) = bound {
-                return self.bound(source, &name, location);
-            }
-            if level.aliases.contains(&name) {
-                return Ok(());
-            }
+                .any(|s| column.value.eq_ignore_ascii_case(s))
+        {
+            return Ok(());
         }
-        // A bare table name or alias is a whole-row reference (`SELECT c FROM customer c`).
-        let whole_row = scope
+        let q: Vec<String> = qualifier
+            .iter()
+            .map(|i| fold_ident(i, self.dialect()))
+            .collect();
+        if scope
             .levels()
             .flat_map(|l| l.sources.iter())
-            .find(|s| s.is_named(std::slice::from_ref(&name)));
-        if let Some(source) = whole_row {
+            .any(|s| s.is_named(&q))
+        {
+            return Ok(());
+        }
+        Err(refuse(
+            ErrorCode::FunctionNotAllowed,
+            format!(
+                "`{}.{}` reads or advances a sequence",
+                join_idents(qualifier),
+                column.value
+            ),
+            "remove the sequence reference; sequences change state when read",
+            span_location(column.span),
+        ))
+    }
+
+    /// A bare column name, resolved as [`Scope`] describes: every candidate at each level up to
+    /// the level that binds it must be open, and a whole-row reference to a table with
+    /// protected columns is refused.
+    fn bare_column(
+        &mut self,
+        name: &str,
+        scope: &Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let mut exists = false;
+        // Some FROM item on the way could own any name (its columns are unknown).
+        let mut open_ended = false;
+        let mut weak = false;
+        for level in scope.levels() {
+            let mut binds_here = false;
+            for source in &level.sources {
+                match source.known_columns() {
+                    Some(columns) if columns.iter().any(|c| c == name) => {
+                        self.bound(source, name, location)?;
+                        binds_here = true;
+                    }
+                    Some(_) => {}
+                    None => {
+                        open_ended = true;
+                        if let SourceKind::Table(t) = &source.kind {
+                            if t.protected.iter().any(|p| p == name) {
+                                return Err(refuse(
+                                    ErrorCode::ColumnNotAllowed,
+                                    format!(
+                                        "`{name}` may refer to the protected column `{}.{name}`",
+                                        t.display
+                                    ),
+                                    "remove the protected column from the query, and do not \
+                                     reuse its name for an alias or another table's column",
+                                    location,
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+            exists |= binds_here || level.aliases.iter().any(|a| a == name);
+            if binds_here && !weak {
+                break;
+            }
+            weak = level.weak_parent;
+        }
+        // A bare table name or alias is also a whole-row reference (`SELECT c FROM customer c`).
+        for source in scope.levels().flat_map(|l| l.sources.iter()) {
+            if !source.is_named(std::slice::from_ref(&name.to_string())) {
+                continue;
+            }
             if let SourceKind::Table(t) = &source.kind {
                 if !t.protected.is_empty() {
                     return Err(refuse(
                         ErrorCode::ColumnNotAllowed,
-                        format!("`{name}` is a whole-row reference to `{}`, which has protected columns", t.display),
+                        format!(
+                            "`{name}` is a whole-row reference to `{}`, which has protected columns",
+                            t.display
+                        ),
                         "list the columns you need",
                         location,
                     ));
                 }
             }
+            exists = true;
+        }
+        if exists || open_ended {
             return Ok(());
         }
-        self.conservative(&name, scope, location)?;
         // With a catalog and every source known, an unbound name does not exist.
         let all: Vec<&Source> = scope.levels().flat_map(|l| l.sources.iter()).collect();
-        if access.has_catalog()
-            && !all.is_empty()
-            && all.iter().all(|s| s.known_columns().is_some())
-        {
+        if self.ctx.access.has_catalog() && !all.is_empty() {
             let visible: Vec<&str> = all
                 .iter()
                 .flat_map(|s| {
@@ -871,12 +1019,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                     }
                 })
                 .collect();
-            return Err(unknown_column(
-                &name,
-                None,
-                closest(&name, visible),
-                location,
-            ));
+            return Err(unknown_column(name, None, closest(name, visible), location));
         }
         Ok(())
     }
@@ -996,6 +1139,28 @@ impl<'c, 'a> Walker<'c, 'a> {
     fn function(&mut self, function: &Function, scope: &Scope<'_>) -> Result<(), GuardError> {
         self.counts.function_calls += 1;
         let location = span_location(function.name.span());
+        if let [part] = function.name.0.as_slice() {
+            let word = part
+                .as_ident()
+                .filter(|i| i.quote_style.is_none())
+                .map(|i| i.value.to_ascii_lowercase());
+            match word.as_deref() {
+                // DuckDB's `COLUMNS('regex')` / `COLUMNS(*)` / `COLUMNS(lambda)`: a star that
+                // picks columns by name at run time.
+                Some("columns") if self.dialect() == Dialect::Duckdb => {
+                    return self.star(None, scope, &[], location);
+                }
+                // Snowflake / Databricks `IDENTIFIER('name')`: a name chosen at run time.
+                Some("identifier") => {
+                    return Err(unsupported(
+                        "IDENTIFIER(...) names a table or column from a string at run time",
+                        location,
+                    )
+                    .with_hint("write the column or table name itself"));
+                }
+                _ => {}
+            }
+        }
         self.function_name(&function.name, location)?;
         if let FunctionArguments::List(list) = &function.args {
             for arg in &list.args {
@@ -1005,7 +1170,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                     | FunctionArg::Unnamed(arg) => arg,
                 };
                 if let FunctionArgExpr::QualifiedWildcard(name) = arg_expr {
-                    self.star(Some(name), scope, location)?;
+                    self.star(Some(name), scope, &[], location)?;
                 }
             }
         }
@@ -1101,11 +1266,17 @@ impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
         }
         let scope = self.scope;
         let result = match expr {
-            Expr::Identifier(ident) => self.walker.column(&[], ident, scope),
-            Expr::CompoundIdentifier(idents) => match idents.split_last() {
-                Some((column, qualifier)) => self.walker.column(qualifier, column, scope),
-                None => Ok(()),
-            },
+            Expr::Identifier(ident) => server_variable(std::slice::from_ref(ident))
+                .and_then(|()| self.walker.column(&[], ident, scope)),
+            Expr::CompoundIdentifier(idents) => {
+                server_variable(idents).and_then(|()| match idents.split_last() {
+                    Some((column, qualifier)) => {
+                        self.walker.sequence_call(qualifier, column, scope)?;
+                        self.walker.column(qualifier, column, scope)
+                    }
+                    None => Ok(()),
+                })
+            }
             Expr::CompoundFieldAccess { root, access_chain } => {
                 // Field names after a dot are not columns of the scope.
                 for access in access_chain {
@@ -1134,11 +1305,24 @@ impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
                 }
             }
             Expr::Function(function) => self.walker.function(function, scope),
+            Expr::BinaryOp {
+                op: BinaryOperator::Assignment,
+                ..
+            } => Err(refuse(
+                ErrorCode::UnsupportedSyntax,
+                "`@var := value` assigns a user variable: it changes session state".into(),
+                "compare with `=` instead, or compute the value in the query",
+                span_location(expr.span()),
+            )),
+            Expr::Cast { data_type, .. } => catalog_type(data_type, span_location(expr.span())),
+            Expr::TypedString(typed) => catalog_type(&typed.data_type, span_location(expr.span())),
             Expr::QualifiedWildcard(name, _) => {
                 let location = span_location(name.span());
-                self.walker.star(Some(name), scope, location)
+                self.walker.star(Some(name), scope, &[], location)
             }
-            Expr::Wildcard(_) => self.walker.star(None, scope, span_location(expr.span())),
+            Expr::Wildcard(_) => self
+                .walker
+                .star(None, scope, &[], span_location(expr.span())),
             Expr::Value(v) if matches!(v.value, Value::Placeholder(_)) => Ok(()),
             _ => Ok(()),
         };
@@ -1211,4 +1395,164 @@ pub fn statement_keyword(statement: &Statement) -> String {
         .next()
         .unwrap_or("statement")
         .to_uppercase()
+}
+
+/// PostgreSQL's OID alias types: a cast to one turns a number or a name into a catalog lookup
+/// (`'pg_authid'::regclass`, `oid::regrole`), reading the system catalogs without naming them.
+const CATALOG_TYPES: [&str; 11] = [
+    "regclass",
+    "regcollation",
+    "regconfig",
+    "regdictionary",
+    "regnamespace",
+    "regoper",
+    "regoperator",
+    "regproc",
+    "regprocedure",
+    "regrole",
+    "regtype",
+];
+
+/// Refuses a cast or typed literal whose type (at any nesting, `regclass[]` too) is one of
+/// [`CATALOG_TYPES`].
+fn catalog_type(
+    data_type: &sqlparser::ast::DataType,
+    location: Option<Location>,
+) -> Result<(), GuardError> {
+    let text = data_type.to_string().to_ascii_lowercase();
+    let found = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .find(|word| CATALOG_TYPES.contains(word));
+    match found {
+        Some(name) => Err(refuse(
+            ErrorCode::SystemCatalog,
+            format!("a cast to `{name}` looks names up in the system catalogs"),
+            "remove the cast; system catalogs are not open to queries",
+            location,
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a server or system variable (`@@datadir`, `@@session.sql_mode`, SQL Server's
+/// `@@SERVERNAME`): they expose the server's configuration and paths.
+fn server_variable(idents: &[Ident]) -> Result<(), GuardError> {
+    match idents
+        .iter()
+        .find(|i| i.quote_style.is_none() && i.value.starts_with("@@"))
+    {
+        Some(ident) => Err(refuse(
+            ErrorCode::SystemCatalog,
+            format!("`{}` reads a server variable", ident.value),
+            "remove the server variable; server settings are not open to queries",
+            span_location(ident.span),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn join_idents(idents: &[Ident]) -> String {
+    idents
+        .iter()
+        .map(|i| i.value.as_str())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The columns a star leaves out: `* EXCLUDE (a, b)` (DuckDB, Snowflake) and `* EXCEPT (a)`
+/// (BigQuery, Databricks), folded. `* ILIKE 'pattern'` and `* RENAME` / `* REPLACE` leave out
+/// nothing: a pattern is not evaluated here, and a renamed or replaced column is still read.
+fn excluded_columns(options: &WildcardAdditionalOptions, dialect: Dialect) -> Vec<String> {
+    let mut out = Vec::new();
+    if options.opt_ilike.is_some() {
+        return out;
+    }
+    match &options.opt_exclude {
+        Some(ExcludeSelectItem::Single(name)) => out.extend(last_part(name, dialect)),
+        Some(ExcludeSelectItem::Multiple(names)) => {
+            out.extend(names.iter().filter_map(|n| last_part(n, dialect)))
+        }
+        None => {}
+    }
+    if let Some(except) = &options.opt_except {
+        out.push(fold_ident(&except.first_element, dialect));
+        out.extend(
+            except
+                .additional_elements
+                .iter()
+                .map(|i| fold_ident(i, dialect)),
+        );
+    }
+    out
+}
+
+fn last_part(name: &ObjectName, dialect: Dialect) -> Option<String> {
+    name.0
+        .last()
+        .and_then(|p| p.as_ident())
+        .map(|i| fold_ident(i, dialect))
+}
+
+/// Databricks / Spark and Hive read a file when a table name is qualified by a data source
+/// format: `` csv.`/path` ``, `` text.`s3://...` ``.
+const FILE_FORMATS: [&str; 12] = [
+    "avro",
+    "binaryfile",
+    "cloudfiles",
+    "csv",
+    "delta",
+    "image",
+    "jdbc",
+    "json",
+    "libsvm",
+    "orc",
+    "parquet",
+    "text",
+];
+
+/// Why a FROM name is something other than a table, if it is: engines read a path, a URL, a
+/// stage or a pattern in table position as data (DuckDB's replacement scans of
+/// `"/path/file.csv"` or `"data.parquet"`, Spark's `` csv.`/path` ``, Snowflake's `@stage/...`,
+/// BigQuery's wildcard tables `` `ds.employee*` `` that also match denied tables).
+fn not_a_table(name: &ObjectName, dialect: Dialect) -> Option<&'static str> {
+    let idents: Vec<&Ident> = name.0.iter().filter_map(|p| p.as_ident()).collect();
+    for ident in &idents {
+        let v = ident.value.as_str();
+        if v.starts_with('@') {
+            return Some("is a stage (files)");
+        }
+        if v.contains(['/', '\\']) || v.contains("://") {
+            return Some("is a file path or URL");
+        }
+        if v.contains(['*', '?', '[']) {
+            return Some("is a pattern over several tables (it can match denied tables)");
+        }
+        if ident.quote_style.is_some()
+            && matches!(
+                dialect,
+                Dialect::Duckdb | Dialect::Databricks | Dialect::Hive
+            )
+            && (v.contains('.') || v.contains(':') || v.starts_with('~'))
+        {
+            return Some("is read as a file name");
+        }
+    }
+    if dialect == Dialect::Sqlite {
+        // Eponymous virtual tables that need no CREATE: `fsdir` lists directories and reads
+        // files, `zipfile` / `sqlar` read archives, `generate_series` without arguments takes
+        // its bounds from the WHERE clause (unbounded work), `carray` reads memory by pointer.
+        let last = idents.last().map(|i| i.value.to_ascii_lowercase());
+        if let Some("fsdir" | "zipfile" | "sqlar" | "generate_series" | "carray" | "completion") =
+            last.as_deref()
+        {
+            return Some("is a SQLite virtual table that reads files, memory or unbounded rows");
+        }
+    }
+    if matches!(dialect, Dialect::Databricks | Dialect::Hive) && idents.len() >= 2 {
+        let qualifier = idents[idents.len() - 2].value.to_ascii_lowercase();
+        if FILE_FORMATS.contains(&qualifier.as_str()) {
+            return Some("reads a file in place (a data source format qualifier)");
+        }
+    }
+    None
 }

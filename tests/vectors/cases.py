@@ -33,6 +33,11 @@ def no(text, name, code, query_class=None, dialect="postgres", policy=None, **ch
 
 def case(sql, name, dialect, policy, check):
     row = {"name": name, "dialect": dialect, "sql": sql}
+    # "engine": "runs": the approved SQL must execute without error on the dialect's engine
+    # over the shared fixture (tests/engines); not part of the verdict.
+    engine = check.pop("engine", None)
+    if engine is not None:
+        row["engine"] = engine
     if policy is not None:
         row["policy"] = dict(policy, dialect=dialect)
     row["check"] = check
