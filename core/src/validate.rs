@@ -145,11 +145,12 @@ struct Scope<'p> {
     ctes: Vec<(String, Option<Vec<String>>)>,
     sources: Vec<Source>,
     aliases: Vec<String>,
-    /// The parent level is visible from here only as a possibility: a FROM item that is not
-    /// LATERAL (or a JOIN ... ON) cannot see its sibling FROM items in PostgreSQL and MySQL, so
-    /// a name found there does not stop the search (the engine looks further out) but a
-    /// protected candidate there still refuses (DuckDB makes siblings visible).
-    weak_parent: bool,
+    /// How many levels above this one are visible from here only as possibilities: a FROM
+    /// item that is not LATERAL, and a JOIN's ON clause, cannot see the SELECT's other FROM
+    /// items in PostgreSQL and MySQL, so a name found there does not stop the search (the
+    /// engine looks further out) but a protected candidate there still refuses (DuckDB makes
+    /// them visible).
+    weak_levels: usize,
 }
 
 impl<'p> Scope<'p> {
@@ -160,11 +161,12 @@ impl<'p> Scope<'p> {
         }
     }
 
-    /// An empty level over `parent` through which `parent`'s names are only possibilities.
-    fn weak_view(parent: &'p Scope<'p>) -> Self {
+    /// An empty level over `parent` through which the `levels` levels from `parent` up are
+    /// only possibilities.
+    fn weak_view(parent: &'p Scope<'p>, levels: usize) -> Self {
         Scope {
             parent: Some(parent),
-            weak_parent: true,
+            weak_levels: levels,
             ..Scope::default()
         }
     }
@@ -397,7 +399,7 @@ impl<'c, 'a> Walker<'c, 'a> {
         }
         let mut scope = Scope::child(Some(parent));
         for item in from {
-            let sources = self.table_with_joins(item, &scope)?;
+            let sources = self.table_with_joins(item, &scope, 1)?;
             scope.sources.extend(sources);
         }
         if !lateral_views.is_empty() {
@@ -451,20 +453,24 @@ impl<'c, 'a> Walker<'c, 'a> {
     }
 
     /// Checks one FROM entry (a relation and its joins) and returns the sources it adds.
-    /// `outer` is the SELECT's level with the entries before this one: they are visible only
-    /// as possibilities here (an ON clause sees just its join's members).
+    /// `outer` holds the FROM items before this entry; `depth` counts the levels from `outer`
+    /// up to the SELECT's own (1 when `outer` is the SELECT's level, more inside parenthesised
+    /// joins). A LATERAL item sees them all; an ON clause sees only its join's members.
     fn table_with_joins(
         &mut self,
         item: &TableWithJoins,
         outer: &Scope<'_>,
+        depth: usize,
     ) -> Result<Vec<Source>, GuardError> {
-        let view = Scope::weak_view(outer);
-        let mut local = Scope::child(Some(&view));
-        let source = self.table_factor(&item.relation, &local)?;
+        let mut local = Scope::child(Some(outer));
+        let source = self.table_factor(&item.relation, &local, depth)?;
         local.sources.extend(source);
         for join in &item.joins {
-            let source = self.table_factor(&join.relation, &local)?;
+            let source = self.table_factor(&join.relation, &local, depth)?;
             local.sources.extend(source);
+            // The ON / USING / MATCH_CONDITION of this join: the FROM items outside it are
+            // only possibilities.
+            local.weak_levels = depth;
             let constraint = match &join.join_operator {
                 JoinOperator::Join(c)
                 | JoinOperator::Inner(c)
@@ -538,6 +544,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 }
                 Some(JoinConstraint::None) | None => {}
             }
+            local.weak_levels = 0;
         }
         Ok(local.sources)
     }
@@ -547,6 +554,7 @@ impl<'c, 'a> Walker<'c, 'a> {
         &mut self,
         factor: &TableFactor,
         scope: &Scope<'_>,
+        depth: usize,
     ) -> Result<Vec<Source>, GuardError> {
         self.counts.table_factors += 1;
         let location = factor_location(factor);
@@ -616,7 +624,9 @@ impl<'c, 'a> Walker<'c, 'a> {
                 sample,
             } => {
                 self.exprs(sample, scope)?;
-                let view = Scope::weak_view(scope);
+                // Not LATERAL: this join's members and the SELECT's other FROM items are
+                // only possibilities (`scope` and the `depth` levels above it).
+                let view = Scope::weak_view(scope, depth + 1);
                 let parent = if *lateral { scope } else { &view };
                 let columns = self.query(subquery, Some(parent))?;
                 let columns = alias_columns(alias.as_ref(), self.dialect()).or(columns);
@@ -669,7 +679,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 table_with_joins,
                 alias,
             } => {
-                let added = self.table_with_joins(table_with_joins, scope)?;
+                let added = self.table_with_joins(table_with_joins, scope, depth + 1)?;
                 match alias {
                     // An aliased join hides its members' names behind the alias.
                     Some(a) => {
@@ -944,8 +954,9 @@ impl<'c, 'a> Walker<'c, 'a> {
         let mut exists = false;
         // Some FROM item on the way could own any name (its columns are unknown).
         let mut open_ended = false;
-        let mut weak = false;
+        let mut weak_remaining = 0usize;
         for level in scope.levels() {
+            let weak = weak_remaining > 0;
             let mut binds_here = false;
             for source in &level.sources {
                 match source.known_columns() {
@@ -977,7 +988,7 @@ impl<'c, 'a> Walker<'c, 'a> {
             if binds_here && !weak {
                 break;
             }
-            weak = level.weak_parent;
+            weak_remaining = weak_remaining.saturating_sub(1).max(level.weak_levels);
         }
         // A bare table name or alias is also a whole-row reference (`SELECT c FROM customer c`).
         for source in scope.levels().flat_map(|l| l.sources.iter()) {
@@ -1169,8 +1180,16 @@ impl<'c, 'a> Walker<'c, 'a> {
                     | FunctionArg::ExprNamed { arg, .. }
                     | FunctionArg::Unnamed(arg) => arg,
                 };
-                if let FunctionArgExpr::QualifiedWildcard(name) = arg_expr {
-                    self.star(Some(name), scope, &[], location)?;
+                match arg_expr {
+                    FunctionArgExpr::QualifiedWildcard(name) => {
+                        self.star(Some(name), scope, &[], location)?
+                    }
+                    // `count(*)` counts rows; elsewhere `*` is every column of the FROM items
+                    // (Snowflake's `OBJECT_CONSTRUCT(*)`, `HASH(*)`, DuckDB's `struct_pack(*)`).
+                    FunctionArgExpr::Wildcard if !is_count(&function.name) => {
+                        self.star(None, scope, &[], location)?
+                    }
+                    _ => {}
                 }
             }
         }
@@ -1555,4 +1574,179 @@ fn not_a_table(name: &ObjectName, dialect: Dialect) -> Option<&'static str> {
         }
     }
     None
+}
+
+fn is_count(name: &ObjectName) -> bool {
+    matches!(name.0.as_slice(), [part] if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("count")))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The name-resolution rules, one test each; tests/vectors/resolution.jsonl has the attacks
+    //! in every dialect and tests/engines runs the approved ones on the real engines.
+    use crate::{Guard, Policy};
+
+    const PII: &str = r#"{"tables": {"deny": ["employee"]},
+        "columns": {"deny": ["customer.email", "customer.phone"]}}"#;
+    /// The same policy with a catalog: `vendor` has an open `email` column.
+    const CATALOG: &str = r#"{"tables": {"deny": ["employee"]},
+        "columns": {"deny": ["customer.email", "customer.phone"]},
+        "catalog": {"tables": [
+            {"name": "customer", "columns": [{"name": "customer_id"}, {"name": "first_name"},
+                {"name": "email"}, {"name": "phone"}]},
+            {"name": "vendor", "columns": [{"name": "vendor_id"}, {"name": "email"}]}]}}"#;
+
+    fn guard(policy: &str, dialect: &str) -> Guard {
+        let mut policy = Policy::from_json(policy).expect("test policy");
+        policy.dialect = dialect.parse().expect("dialect");
+        Guard::new(policy).expect("test policy compiles")
+    }
+
+    fn code(guard: &Guard, sql: &str) -> Option<String> {
+        guard
+            .check(sql)
+            .err()
+            .map(|r| r.error.code.as_str().to_string())
+    }
+
+    #[test]
+    fn an_alias_never_hides_a_protected_column_in_any_clause() {
+        let clauses = [
+            "SELECT email AS email FROM customer",
+            "SELECT first_name AS email, upper(email) AS u FROM customer",
+            "SELECT first_name AS email FROM customer WHERE email > ''",
+            "SELECT first_name AS email FROM customer GROUP BY email",
+            "SELECT first_name AS email FROM customer GROUP BY first_name HAVING max(email) > ''",
+            "SELECT first_name AS email FROM customer ORDER BY email",
+            "SELECT first_name AS email FROM customer ORDER BY email || ''",
+            "SELECT first_name AS email, rank() OVER (ORDER BY email) AS r FROM customer",
+            "SELECT first_name AS email, rank() OVER w AS r FROM customer WINDOW w AS (ORDER BY email)",
+        ];
+        for dialect in ["postgres", "mysql", "sqlite", "duckdb"] {
+            for policy in [PII, CATALOG] {
+                let g = guard(policy, dialect);
+                for sql in clauses {
+                    if dialect != "postgres" && sql.contains("WINDOW w") {
+                        continue;
+                    }
+                    assert_eq!(
+                        code(&g, sql).as_deref(),
+                        Some("column_not_allowed"),
+                        "{dialect}: {sql}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_innermost_table_that_could_own_a_name_is_a_candidate() {
+        let g = guard(PII, "postgres");
+        // Without a catalog, `customer` could have `email`: the outer `d.email` does not bind it.
+        for sql in [
+            "SELECT (SELECT max(email) FROM customer) AS e FROM (SELECT 1 AS email) d",
+            "WITH d AS (SELECT 1 AS email) SELECT (SELECT max(email) FROM customer) FROM d",
+            "SELECT 1 FROM (SELECT 1 AS email) d WHERE EXISTS (SELECT 1 FROM customer WHERE email > '')",
+        ] {
+            assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"), "{sql}");
+        }
+        // A table that could own the name inner, an open table outer: still refused when the
+        // outer one is the protected one (the inner may not have the column).
+        assert_eq!(
+            code(&g, "SELECT (SELECT max(email) FROM vendor) FROM customer").as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn a_known_column_binds_at_its_level_and_stops_the_search() {
+        let g = guard(CATALOG, "postgres");
+        // The catalog says vendor has `email`: the engine binds it there, never to customer.
+        assert_eq!(
+            code(
+                &g,
+                "SELECT (SELECT max(email) FROM vendor) AS m FROM customer"
+            ),
+            None
+        );
+        // ... unless a protected table is at the same level.
+        assert_eq!(
+            code(&g, "SELECT max(email) FROM vendor, customer").as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn a_sibling_of_a_non_lateral_item_does_not_stop_the_search() {
+        let g = guard(CATALOG, "postgres");
+        // PostgreSQL does not let `(SELECT email) e` see `vendor v`: it binds the outer customer.
+        let sql = "SELECT (SELECT 1 FROM vendor v, (SELECT email) e LIMIT 1) FROM customer";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        // Through LATERAL it does see vendor, which has `email`: bound there.
+        let sql = "SELECT (SELECT 1 FROM vendor v, LATERAL (SELECT email) e LIMIT 1) FROM customer";
+        assert_eq!(code(&g, sql), None);
+        // An ON clause sees only its join's members.
+        let sql = "SELECT 1 FROM vendor v, customer c JOIN customer d ON email > ''";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+    }
+
+    #[test]
+    fn using_merges_the_columns_of_every_member() {
+        for policy in [PII, CATALOG] {
+            let g = guard(policy, "postgres");
+            for sql in [
+                "SELECT email FROM customer JOIN (SELECT 'x' AS email) d USING (email)",
+                "SELECT count(*) FROM (SELECT 'x' AS email) d LEFT JOIN customer USING (email)",
+            ] {
+                assert_eq!(
+                    code(&g, sql).as_deref(),
+                    Some("column_not_allowed"),
+                    "{sql}"
+                );
+            }
+            assert_eq!(
+                code(
+                    &g,
+                    "SELECT c.first_name FROM customer c JOIN customer d USING (customer_id)"
+                ),
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn a_star_that_leaves_out_every_protected_column_passes() {
+        let g = guard(PII, "duckdb");
+        assert_eq!(
+            code(&g, "SELECT * EXCLUDE (email, phone) FROM customer"),
+            None
+        );
+        assert_eq!(
+            code(&g, "SELECT * EXCLUDE (email) FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        assert_eq!(
+            code(&g, "SELECT COLUMNS('.*') FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        let g = guard(PII, "snowflake");
+        assert_eq!(
+            code(&g, "SELECT OBJECT_CONSTRUCT(*) FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        assert_eq!(code(&g, "SELECT count(*) FROM customer"), None);
+    }
+
+    #[test]
+    fn whole_row_references_to_a_protected_table_are_refused() {
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT c FROM customer c",
+            "SELECT row_to_json(customer) FROM customer",
+            "SELECT to_json(c.*) FROM customer c",
+            "SELECT (c).email FROM customer c",
+        ] {
+            assert!(code(&g, sql).is_some(), "{sql}");
+        }
+    }
 }
