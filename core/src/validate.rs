@@ -610,10 +610,19 @@ impl<'c, 'a> Walker<'c, 'a> {
                         ));
                     }
                 }
-                if let (Some(a), SourceKind::Derived(_)) = (alias, &source.kind) {
-                    if !a.columns.is_empty() {
-                        source.kind = SourceKind::Derived(alias_columns(Some(a), self.dialect()));
-                    }
+                if let Some(a) = alias.as_ref().filter(|a| !a.columns.is_empty()) {
+                    // The list renames the first columns; the rest keep their names. A table
+                    // known to the catalog must not keep answering to its old names: the
+                    // engine looks further out for them.
+                    let renamed = alias_columns(Some(a), self.dialect()).unwrap_or_default();
+                    let columns = match &source.kind {
+                        SourceKind::Table(t) => t.columns.as_ref().map(|c| {
+                            let rest = c.iter().skip(renamed.len()).cloned();
+                            renamed.iter().cloned().chain(rest).collect()
+                        }),
+                        SourceKind::Derived(_) => Some(renamed),
+                    };
+                    source.kind = SourceKind::Derived(columns);
                 }
                 Ok(vec![source])
             }
@@ -1673,6 +1682,27 @@ mod tests {
         assert_eq!(
             code(&g, "SELECT max(email) FROM vendor, customer").as_deref(),
             Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn renamed_columns_no_longer_answer_to_their_old_names() {
+        let g = guard(CATALOG, "postgres");
+        // `vendor AS v(id, x)` has no `email` any more: PostgreSQL binds the outer customer's.
+        assert_eq!(
+            code(
+                &g,
+                "SELECT (SELECT max(email) FROM vendor AS v(id, x)) FROM customer"
+            )
+            .as_deref(),
+            Some("column_not_allowed")
+        );
+        assert_eq!(
+            code(
+                &g,
+                "SELECT (SELECT max(x) FROM vendor AS v(id, x)) FROM customer"
+            ),
+            None
         );
     }
 
