@@ -587,6 +587,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 if let Some(args) = args {
                     // A table function written as `name(args)`.
                     self.function_name(name, location)?;
+                    series_bound(name, &args.args, location)?;
                     self.exprs(&args.args, scope)?;
                     self.exprs(&args.settings, scope)?;
                     return Ok(vec![Source {
@@ -665,6 +666,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 alias,
             } => {
                 self.function_name(name, location)?;
+                series_bound(name, args, location)?;
                 self.exprs(args, scope)?;
                 Ok(vec![derived(alias.as_ref(), self.dialect())])
             }
@@ -1183,6 +1185,7 @@ impl<'c, 'a> Walker<'c, 'a> {
         }
         self.function_name(&function.name, location)?;
         if let FunctionArguments::List(list) = &function.args {
+            series_bound(&function.name, &list.args, location)?;
             for arg in &list.args {
                 let arg_expr = match arg {
                     FunctionArg::Named { arg, .. }
@@ -1778,5 +1781,74 @@ mod tests {
         ] {
             assert!(code(&g, sql).is_some(), "{sql}");
         }
+    }
+}
+
+/// The most rows a series function may be asked for with literal bounds: past it,
+/// `generate_series(1, 1e12)` or DuckDB's `range(1e12)` (a list in memory) is a denial of
+/// service, whatever the row cap (an aggregate over it returns one row). Bounds that are not
+/// literals are left to the engine's statement timeout.
+pub const MAX_SERIES_ROWS: f64 = 10_000_000.0;
+
+/// Refuses `generate_series` / `range` whose literal bounds span more than
+/// [`MAX_SERIES_ROWS`] values.
+fn series_bound(
+    name: &ObjectName,
+    args: &[FunctionArg],
+    location: Option<Location>,
+) -> Result<(), GuardError> {
+    let Some(last) = name.0.last().and_then(|p| p.as_ident()) else {
+        return Ok(());
+    };
+    let function = last.value.to_ascii_lowercase();
+    if !matches!(function.as_str(), "generate_series" | "range") {
+        return Ok(());
+    }
+    let numbers: Option<Vec<f64>> = args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => numeric_literal(e),
+            _ => None,
+        })
+        .collect();
+    let Some(numbers) = numbers else {
+        return Ok(());
+    };
+    let (start, stop, step) = match numbers.as_slice() {
+        // DuckDB's range(stop) / generate_series(stop) start at 0.
+        [stop] => (0.0, *stop, 1.0),
+        [start, stop] => (*start, *stop, 1.0),
+        [start, stop, step] => (*start, *stop, *step),
+        _ => return Ok(()),
+    };
+    let rows = if step == 0.0 {
+        f64::INFINITY
+    } else {
+        ((stop - start) / step).max(0.0)
+    };
+    if rows.is_finite() && rows <= MAX_SERIES_ROWS {
+        return Ok(());
+    }
+    Err(refuse(
+        ErrorCode::FunctionNotAllowed,
+        format!("`{function}` over these bounds produces more than {MAX_SERIES_ROWS} values"),
+        "narrow the bounds of the series (at most 10000000 values)",
+        location,
+    ))
+}
+
+/// A numeric literal, possibly negated or parenthesised.
+fn numeric_literal(expr: &Expr) -> Option<f64> {
+    match expr {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: sqlparser::ast::UnaryOperator::Minus,
+            expr,
+        } => numeric_literal(expr).map(|n| -n),
+        Expr::Nested(inner) => numeric_literal(inner),
+        _ => None,
     }
 }

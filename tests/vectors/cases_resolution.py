@@ -221,6 +221,28 @@ def cases(ok, no):
         no("SELECT * FROM stl_query", "catalogs: stl (redshift)", "system_catalog", "select", dialect="redshift"),
         no("SELECT * FROM stv_sessions", "catalogs: stv (redshift)", "system_catalog", "select", dialect="redshift"),
     ]
+    attacks += [
+        no("SELECT count(*) FROM generate_series(1, 1000000000000)", "series: huge bounds in from",
+           "function_not_allowed", "select"),
+        no("SELECT sum(x) FROM generate_series(-1e10, 1e10) AS g(x)", "series: float bounds", "function_not_allowed",
+           "select"),
+        no("SELECT generate_series(1, 100000000000)", "series: huge bounds in select list", "function_not_allowed",
+           "select"),
+        no("SELECT count(*) FROM generate_series(1, 10, 0)", "series: zero step", "function_not_allowed", "select"),
+        no("SELECT count(*) FROM generate_series(1, 100000000000)", "series: sqlite", "function_not_allowed", "select",
+           dialect="sqlite"),
+        no("SELECT len(range(1000000000000))", "series: duckdb list", "function_not_allowed", "select",
+           dialect="duckdb"),
+        no("SELECT count(*) FROM range(0, 100000000000, 1)", "series: duckdb table", "function_not_allowed",
+           "select", dialect="duckdb"),
+        no("SELECT (SELECT (SELECT count(*) FROM generate_series(1, 99999999999)) AS n) AS m",
+           "series: nested", "function_not_allowed", "select"),
+        no("SELECT (SELECT max(email) FROM vendor AS v(id, x)) AS m FROM customer",
+           "resolution: renamed column no longer binds (catalog)", "column_not_allowed", "select",
+           policy=dict(PII, catalog={"tables": [
+               {"name": "customer", "columns": [{"name": "customer_id"}, {"name": "email"}]},
+               {"name": "vendor", "columns": [{"name": "vendor_id"}, {"name": "email"}]}]})),
+    ]
     for name in ("fsdir", "FSDIR", '"fsdir"', "zipfile", "sqlar", "generate_series", "main.fsdir", "carray"):
         attacks.append(no(f"SELECT * FROM {name} WHERE name = '/etc/passwd'", f"sqlite virtual tables: {name}",
                           "table_not_allowed", "select", dialect="sqlite"))
@@ -278,5 +300,8 @@ def cases(ok, no):
            dialect="snowflake"),
         ok("WITH fsdir AS (SELECT 1 AS name) SELECT name FROM fsdir", "side doors ok: a cte named fsdir (sqlite)",
            dialect="sqlite"),
+        ok("SELECT count(*) FROM generate_series(1, 1000) AS g(x)", "series ok: small bounds", engine="runs"),
+        ok("SELECT d FROM generate_series('2024-01-01'::date, '2024-12-31'::date, '1 month'::interval) AS g(d)",
+           "series ok: dates", engine="runs"),
     ]
     return {"resolution.jsonl": attacks + allowed}
