@@ -898,11 +898,29 @@ impl<'c, 'a> Walker<'c, 'a> {
                 .iter()
                 .map(|i| fold_ident(i, self.dialect()))
                 .collect();
-            let found = scope
-                .levels()
-                .flat_map(|l| l.sources.iter())
-                .find(|s| s.is_named(&q));
-            if let Some(source) = found {
+            // SQLite (unlike PostgreSQL, which stops at the innermost item of that name) keeps
+            // looking outward when the innermost `q` lacks the column: every item named `q` up
+            // to the first known to have it is a candidate.
+            let mut first_named = None;
+            for level in scope.levels() {
+                let mut binds_here = false;
+                for source in level.sources.iter().filter(|s| s.is_named(&q)) {
+                    first_named.get_or_insert(source);
+                    match source.known_columns() {
+                        Some(columns) if columns.iter().any(|c| *c == name) => {
+                            self.bound(source, &name, location)?;
+                            binds_here = true;
+                        }
+                        Some(_) => {}
+                        None => self.bound(source, &name, location)?,
+                    }
+                }
+                if binds_here {
+                    return Ok(());
+                }
+            }
+            if let Some(source) = first_named {
+                // Named, but no item of that name has the column: the engine's error, with a hint.
                 return self.bound(source, &name, location);
             }
             // Not a source: a composite value's field (`c.f`) or a name the database will reject.
@@ -1686,6 +1704,17 @@ mod tests {
             code(&g, "SELECT max(email) FROM vendor, customer").as_deref(),
             Some("column_not_allowed")
         );
+    }
+
+    #[test]
+    fn a_qualified_name_looks_outward_past_an_item_without_the_column() {
+        // SQLite binds `c.email` to the outer `c` when the inner `c` has no `email`.
+        let g = guard(PII, "sqlite");
+        let sql = "SELECT (SELECT c.email FROM invoice c) AS e FROM customer c";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        let g = guard(CATALOG, "sqlite");
+        let sql = "SELECT (SELECT c.email FROM vendor c) AS e FROM customer c";
+        assert_eq!(code(&g, sql), None, "vendor has email: bound there");
     }
 
     #[test]

@@ -66,6 +66,8 @@ LEAKS = [
     ("whole row table name", "SELECT customer FROM customer"),
     ("composite field", "SELECT (c).email FROM customer c"),
     ("qualified with alias", "SELECT c.email FROM customer c"),
+    ("qualified name past an inner item of that name", "SELECT (SELECT c.email FROM invoice c) AS e FROM customer c"),
+    ("qualified in where past an inner item", "SELECT c.first_name FROM customer c WHERE EXISTS (SELECT 1 FROM invoice c WHERE c.email LIKE 's%')"),
     ("qualified schema", "SELECT public.customer.email FROM public.customer"),
     ("coalesce", "SELECT coalesce(email, '') AS mail FROM customer"),
     ("string concat in alias", "SELECT first_name || email AS email FROM customer"),
@@ -93,6 +95,7 @@ def cases(ok, no):
         ("cte column outside", "WITH d AS (SELECT 'x' AS email) SELECT (SELECT max(email) FROM customer) AS e FROM d"),
         ("using derived column", f"SELECT email FROM customer JOIN {D} USING (email)"),
         ("window order", "SELECT first_name AS email, row_number() OVER (ORDER BY email) AS r FROM customer"),
+        ("qualified name past an inner item", "SELECT (SELECT c.email FROM invoice c) AS e FROM customer c"),
     ]
     for dialect in ("mysql", "sqlite", "duckdb", "mssql", "snowflake", "bigquery", "databricks", "clickhouse"):
         for label, sql in portable:
