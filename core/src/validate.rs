@@ -907,7 +907,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 for source in level.sources.iter().filter(|s| s.is_named(&q)) {
                     first_named.get_or_insert(source);
                     match source.known_columns() {
-                        Some(columns) if columns.iter().any(|c| *c == name) => {
+                        Some(columns) if columns.contains(&name) => {
                             self.bound(source, &name, location)?;
                             binds_here = true;
                         }
@@ -1610,6 +1610,75 @@ fn is_count(name: &ObjectName) -> bool {
     matches!(name.0.as_slice(), [part] if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("count")))
 }
 
+/// The most rows a series function may be asked for with literal bounds: past it,
+/// `generate_series(1, 1e12)` or DuckDB's `range(1e12)` (a list in memory) is a denial of
+/// service, whatever the row cap (an aggregate over it returns one row). Bounds that are not
+/// literals are left to the engine's statement timeout.
+pub const MAX_SERIES_ROWS: f64 = 10_000_000.0;
+
+/// Refuses `generate_series` / `range` whose literal bounds span more than
+/// [`MAX_SERIES_ROWS`] values.
+fn series_bound(
+    name: &ObjectName,
+    args: &[FunctionArg],
+    location: Option<Location>,
+) -> Result<(), GuardError> {
+    let Some(last) = name.0.last().and_then(|p| p.as_ident()) else {
+        return Ok(());
+    };
+    let function = last.value.to_ascii_lowercase();
+    if !matches!(function.as_str(), "generate_series" | "range") {
+        return Ok(());
+    }
+    let numbers: Option<Vec<f64>> = args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => numeric_literal(e),
+            _ => None,
+        })
+        .collect();
+    let Some(numbers) = numbers else {
+        return Ok(());
+    };
+    let (start, stop, step) = match numbers.as_slice() {
+        // DuckDB's range(stop) / generate_series(stop) start at 0.
+        [stop] => (0.0, *stop, 1.0),
+        [start, stop] => (*start, *stop, 1.0),
+        [start, stop, step] => (*start, *stop, *step),
+        _ => return Ok(()),
+    };
+    let rows = if step == 0.0 {
+        f64::INFINITY
+    } else {
+        ((stop - start) / step).max(0.0)
+    };
+    if rows.is_finite() && rows <= MAX_SERIES_ROWS {
+        return Ok(());
+    }
+    Err(refuse(
+        ErrorCode::FunctionNotAllowed,
+        format!("`{function}` over these bounds produces more than {MAX_SERIES_ROWS} values"),
+        "narrow the bounds of the series (at most 10000000 values)",
+        location,
+    ))
+}
+
+/// A numeric literal, possibly negated or parenthesised.
+fn numeric_literal(expr: &Expr) -> Option<f64> {
+    match expr {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: sqlparser::ast::UnaryOperator::Minus,
+            expr,
+        } => numeric_literal(expr).map(|n| -n),
+        Expr::Nested(inner) => numeric_literal(inner),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! The name-resolution rules, one test each; tests/vectors/resolution.jsonl has the attacks
@@ -1810,74 +1879,5 @@ mod tests {
         ] {
             assert!(code(&g, sql).is_some(), "{sql}");
         }
-    }
-}
-
-/// The most rows a series function may be asked for with literal bounds: past it,
-/// `generate_series(1, 1e12)` or DuckDB's `range(1e12)` (a list in memory) is a denial of
-/// service, whatever the row cap (an aggregate over it returns one row). Bounds that are not
-/// literals are left to the engine's statement timeout.
-pub const MAX_SERIES_ROWS: f64 = 10_000_000.0;
-
-/// Refuses `generate_series` / `range` whose literal bounds span more than
-/// [`MAX_SERIES_ROWS`] values.
-fn series_bound(
-    name: &ObjectName,
-    args: &[FunctionArg],
-    location: Option<Location>,
-) -> Result<(), GuardError> {
-    let Some(last) = name.0.last().and_then(|p| p.as_ident()) else {
-        return Ok(());
-    };
-    let function = last.value.to_ascii_lowercase();
-    if !matches!(function.as_str(), "generate_series" | "range") {
-        return Ok(());
-    }
-    let numbers: Option<Vec<f64>> = args
-        .iter()
-        .map(|arg| match arg {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => numeric_literal(e),
-            _ => None,
-        })
-        .collect();
-    let Some(numbers) = numbers else {
-        return Ok(());
-    };
-    let (start, stop, step) = match numbers.as_slice() {
-        // DuckDB's range(stop) / generate_series(stop) start at 0.
-        [stop] => (0.0, *stop, 1.0),
-        [start, stop] => (*start, *stop, 1.0),
-        [start, stop, step] => (*start, *stop, *step),
-        _ => return Ok(()),
-    };
-    let rows = if step == 0.0 {
-        f64::INFINITY
-    } else {
-        ((stop - start) / step).max(0.0)
-    };
-    if rows.is_finite() && rows <= MAX_SERIES_ROWS {
-        return Ok(());
-    }
-    Err(refuse(
-        ErrorCode::FunctionNotAllowed,
-        format!("`{function}` over these bounds produces more than {MAX_SERIES_ROWS} values"),
-        "narrow the bounds of the series (at most 10000000 values)",
-        location,
-    ))
-}
-
-/// A numeric literal, possibly negated or parenthesised.
-fn numeric_literal(expr: &Expr) -> Option<f64> {
-    match expr {
-        Expr::Value(v) => match &v.value {
-            Value::Number(n, _) => n.parse().ok(),
-            _ => None,
-        },
-        Expr::UnaryOp {
-            op: sqlparser::ast::UnaryOperator::Minus,
-            expr,
-        } => numeric_literal(expr).map(|n| -n),
-        Expr::Nested(inner) => numeric_literal(inner),
-        _ => None,
     }
 }
