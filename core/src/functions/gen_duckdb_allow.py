@@ -75,7 +75,9 @@ DENY = [
 # return constants in DuckDB ('duckdb', the database and schema names).
 SYNTAX = [
     "row", "array", "coalesce", "ifnull", "nullif", "if", "grouping", "grouping_id", "unnest",
-    "position", "substring", "trim", "overlay",
+    "position", "substring", "trim", "overlay", "try",
+    # ordered-set aggregates: percentile_cont(0.5) WITHIN GROUP (ORDER BY x) is DuckDB syntax
+    "percentile_cont", "percentile_disc", "mode",
     "current_date", "current_time", "current_timestamp", "localtime", "localtimestamp",
     "current_user", "session_user", "user", "current_role", "current_catalog",
     "current_database", "current_schema",

@@ -114,9 +114,10 @@ pub struct FunctionPolicy {
     allowlist: Option<HashSet<String>>,
     /// Table functions allowed in FROM (allowlist dialects).
     table_allowlist: Option<HashSet<String>>,
-    /// Refused everywhere (denylist dialects).
+    /// Refused everywhere in denylist dialects; in allowlist dialects it only classifies a
+    /// refusal as [`FunctionRefusal::Denied`].
     deny: DenyList,
-    /// Refused in FROM on top of `deny` (denylist dialects).
+    /// Refused in FROM on top of `deny` (same role).
     table_deny: DenyList,
     extra_allow: Vec<Pattern>,
     extra_deny: Vec<Pattern>,
@@ -140,11 +141,9 @@ impl FunctionPolicy {
             ),
             _ => (None, None),
         };
-        let (deny, table_deny) = if allowlist.is_none() {
-            (DenyList::parse(COMMON_DENY), DenyList::parse(TABLE_DENY))
-        } else {
-            (DenyList::default(), DenyList::default())
-        };
+        // Allowlist dialects read the denylists only to say *why* a name is refused (a known
+        // side door is "denied", anything else "not allowlisted"); the allowlist decides.
+        let (deny, table_deny) = (DenyList::parse(COMMON_DENY), DenyList::parse(TABLE_DENY));
         let parse = |field: &str, list: &[String]| {
             list.iter()
                 .enumerate()
@@ -204,10 +203,10 @@ impl FunctionPolicy {
             return Ok(());
         }
         // Denylist: any qualification of a dangerous name is still dangerous.
-        if self.deny.matches(&lower) || extra_builtin_deny.is_some_and(|d| d.matches(&lower)) {
-            return Err(FunctionRefusal::Denied);
-        }
+        let denied =
+            self.deny.matches(&lower) || extra_builtin_deny.is_some_and(|d| d.matches(&lower));
         match allowlist {
+            None if denied => Err(FunctionRefusal::Denied),
             None => Ok(()),
             Some(list) => {
                 let builtin_schema = match self.dialect {
@@ -218,6 +217,8 @@ impl FunctionPolicy {
                 };
                 if builtin_schema && list.contains(last) {
                     Ok(())
+                } else if denied {
+                    Err(FunctionRefusal::Denied)
                 } else {
                     Err(FunctionRefusal::NotAllowlisted)
                 }
@@ -376,12 +377,20 @@ mod tests {
             "abs",
             "system.main.range",
         ] {
-            assert_eq!(
-                p.check_table_function(&name(no)),
-                Err(FunctionRefusal::NotAllowlisted),
-                "{no}"
-            );
+            assert!(p.check_table_function(&name(no)).is_err(), "{no}");
         }
+        // Known side doors are reported as denied (a better hint than "not allowlisted").
+        assert_eq!(
+            p.check_table_function(&name("histogram")),
+            Err(FunctionRefusal::Denied)
+        );
+        assert_eq!(p.check(&name("glob")), Err(FunctionRefusal::Denied));
+        assert_eq!(
+            p.check(&name("my_macro")),
+            Err(FunctionRefusal::NotAllowlisted)
+        );
+        // The allowlist wins over a denylist pattern (`url*` is a ClickHouse table function).
+        assert_eq!(p.check(&name("url_encode")), Ok(()));
     }
 
     #[test]
