@@ -57,7 +57,7 @@ fn glob_match(pattern: &str, name: &str) -> bool {
             None => return false,
         }
     }
-    rest.len() >= last.len() && rest.ends_with(last)
+    rest.ends_with(last)
 }
 
 /// A parsed denylist: exact names, `*` patterns on the name, and `qualifier.*` entries that
