@@ -41,6 +41,7 @@ def attacks(no):
         no("SELECT in_search_path('memory', 'main')", "duckdb in_search_path", F, dialect=d),
         no("SELECT get_block_size('memory')", "duckdb get_block_size", F, dialect=d),
         no("SELECT version()", "duckdb version", F, dialect=d),
+        no("SELECT index_key({'table': 'employee'}, 'employee_pkey')", "duckdb index_key", F, dialect=d),
         # DuckDB: star expressions that can expand to protected columns
         no("SELECT COLUMNS('e.*') FROM customer", "duckdb columns regex", F, dialect=d, policy=PII),
         no("SELECT COLUMNS(*) FROM customer", "duckdb columns star", F, dialect=d, policy=PII),

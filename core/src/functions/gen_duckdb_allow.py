@@ -57,6 +57,7 @@ DENY = [
     "__*", "current_setting", "getvariable", "current_schemas", "in_search_path",
     # catalogs, the database file, logs, profiling, version and transaction state
     "duckdb_*", "pragma_*", "get_block_size", "parse_duckdb_log_message", "version",
+    "index_key",  # keys of a named index on a table given by name: a catalog lookup
     "txid_*", "current_transaction_id", "current_query*", "current_connection_id", "stats",
     # SQL given as text (json_serialize_plan binds a query against the catalog)
     "json_serialize_plan", "json_serialize_sql", "json_deserialize_sql",
