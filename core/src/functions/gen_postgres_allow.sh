@@ -27,6 +27,18 @@
 #  5. Additions: harmless volatile functions (random, clock_timestamp, gen_random_uuid ...),
 #     functions of newer servers (random_normal, pg_input_is_valid ...) and SQL-standard
 #     keyword forms that sqlparser renders as function calls (coalesce, current_date, trim ...).
+#  6. Syntax-level names (SYNTAX below): sqlparser renders ROW(...), ARRAY(subquery) and the
+#     SQL-standard session functions CURRENT_USER, SESSION_USER, USER, CURRENT_ROLE,
+#     CURRENT_CATALOG, CURRENT_SCHEMA, current_database() (and the ALL/ANY/SOME of
+#     `x LIKE ALL (array)`) as function calls. They are syntax
+#     or read only the session's own role and database name, so they are allowed; the list is
+#     explicit here so regeneration keeps them (they must not match a DENY pattern).
+#
+# Table functions in FROM (data/postgres_table_allow.txt): the functions of pg_catalog that
+# return rows (set-returning, pg_proc.proretset, or returning a record or composite type, such
+# as json_populate_record or pg_input_error_info) and survived rules 1-4 above, minus
+# TABLE_DENY. A function in FROM that is not on that list is refused even when it is allowed in
+# an expression.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,9 +73,8 @@ DENY=(
     'pg_settings_*' 'pg_show_*' 'pg_options_to_table' 'binary_upgrade_*' 'brin_summarize*'
     'brin_desummarize*' 'gin_clean_pending_list' 'amvalidate' 'fmgr_*' '*_validator'
     'plpgsql_*' 'ri_fkey_*' '*_trigger' 'unique_key_recheck'
-    # role and privileges
-    'current_user' 'session_user' 'user' 'current_role' 'getpgusername' 'has_*_privilege'
-    'pg_has_role' 'current_query'
+    # other roles and privileges (the session's own role is rule 6: SYNTAX)
+    'getpgusername' 'has_*_privilege' 'pg_has_role' 'current_query'
     # other objects' definitions, sizes, descriptions, catalog entries by name or OID
     'pg_get_*' 'pg_*_is_visible' 'pg_relation_size' 'pg_total_relation_size' 'pg_*_size'
     'pg_tablespace_*' 'pg_database_*' 'pg_sequence_*' 'pg_partition_*' 'pg_index_*'
@@ -74,7 +85,7 @@ DENY=(
 
 # rule 5: harmless volatile functions and functions of newer servers
 ADD_FUNCS=(random random_normal clock_timestamp statement_timestamp transaction_timestamp now
-    timeofday gen_random_uuid)
+    timeofday gen_random_uuid any_value array_sample array_shuffle)
 # rule 5: SQL-standard keyword forms, aggregates and window functions that must be present
 ADD_SQL=(coalesce nullif greatest least current_date current_time current_timestamp localtime
     localtimestamp current_catalog current_schema current_database extract date_part position
@@ -86,6 +97,22 @@ ADD_SQL=(coalesce nullif greatest least current_date current_time current_timest
     percentile_disc mode xmlagg range_agg range_intersect_agg
     row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value
     nth_value)
+
+# rule 6: syntax-level names sqlparser renders as calls
+# (`x LIKE ALL (array[...])` / `LIKE ANY` / `LIKE SOME` come out as calls named all/any/some)
+SYNTAX=(row array current_user session_user user current_role current_catalog current_schema
+    current_database all any some)
+
+# set-returning functions that pass rules 1-4 but stay out of FROM: privilege lists
+TABLE_DENY=(aclexplode)
+# row-returning functions the query cannot see: polymorphic results (anyelement, a composite
+# when called on a row type) and functions of newer servers; each must be on the allowlist
+TABLE_ADD=(json_populate_record jsonb_populate_record pg_input_error_info)
+
+TABLE_QUERY="SELECT DISTINCT lower(p.proname) FROM pg_proc p JOIN pg_type t ON t.oid = p.prorettype
+  WHERE p.pronamespace = 'pg_catalog'::regnamespace
+    AND (p.proretset OR p.prorettype = 'record'::regtype OR t.typtype = 'c')
+  ORDER BY 1"
 
 QUERY=$(
     cat <<'SQL'
@@ -139,12 +166,13 @@ trap '"$REPO/scripts/pg-cluster.sh" stop "$CLUSTER_DIR" >/dev/null 2>&1 || true'
 
 SERVER_VERSION=$(psql -X -At "$SQLGATE_PG_URL" -c 'SHOW server_version')
 RAW=$(psql -X -At -v ON_ERROR_STOP=1 "$SQLGATE_PG_URL" -c "$QUERY")
+SRF=$(psql -X -At -v ON_ERROR_STOP=1 "$SQLGATE_PG_URL" -c "$TABLE_QUERY")
 [[ -n "$RAW" ]] || { echo "gen_postgres_allow: empty result" >&2; exit 1; }
 
 TMP=$(mktemp)
 {
     printf '%s\n' "$RAW"
-    printf '%s\n' "${PG_KEEP[@]}" "${ADD_FUNCS[@]}" "${ADD_SQL[@]}"
+    printf '%s\n' "${PG_KEEP[@]}" "${ADD_FUNCS[@]}" "${ADD_SQL[@]}" "${SYNTAX[@]}"
 } | LC_ALL=C sort -u | while IFS= read -r name; do
     [[ $name =~ ^[a-z_][a-z0-9_]*$ ]] || { echo "gen_postgres_allow: skipping odd name '$name'" >&2; continue; }
     if denied "$name"; then continue; fi
@@ -152,7 +180,7 @@ TMP=$(mktemp)
 done >"$TMP"
 
 # every name the brief requires must have survived
-for n in "${ADD_FUNCS[@]}" "${ADD_SQL[@]}" "${PG_KEEP[@]}"; do
+for n in "${ADD_FUNCS[@]}" "${ADD_SQL[@]}" "${PG_KEEP[@]}" "${SYNTAX[@]}"; do
     grep -qx "$n" "$TMP" || { echo "gen_postgres_allow: $n denied by a rule" >&2; exit 1; }
 done
 
@@ -184,8 +212,36 @@ EOF
     cat <<EOF
 #     Plus SQL-standard keyword forms, aggregates and window functions sqlparser renders as
 #     calls (coalesce, nullif, greatest, least, current_date, trim, grouping, ...).
+#  6. Plus syntax-level names (constructors and the session's own role/database/schema):
 EOF
+    printf '%s\n' "${SYNTAX[@]}" | fmt -w 92 | sed 's/^/#       /'
     cat "$TMP"
 } >"$OUT"
-rm -f "$TMP"
-echo "gen_postgres_allow: wrote $COUNT names to $OUT (PostgreSQL $SERVER_VERSION)" >&2
+
+# table functions in FROM: set-returning functions still on the list, minus TABLE_DENY
+TABLE_OUT=$(dirname "$OUT")/postgres_table_allow.txt
+TTMP=$(mktemp)
+printf '%s\n' "$SRF" "${TABLE_ADD[@]}" | LC_ALL=C sort -u | while IFS= read -r name; do
+    grep -qx "$name" "$TMP" || continue
+    for d in "${TABLE_DENY[@]}"; do [[ $name == "$d" ]] && continue 2; done
+    printf '%s\n' "$name"
+done >"$TTMP"
+TCOUNT=$(wc -l <"$TTMP")
+{
+    cat <<EOF
+# postgres_table_allow.txt: PostgreSQL table functions sqlgate allows in FROM (dialect postgres).
+# GENERATED by core/src/functions/gen_postgres_allow.sh from pg_proc of PostgreSQL
+# $SERVER_VERSION; do not edit by hand. $TCOUNT names, sorted.
+#
+# Rule: functions of pg_catalog that return rows (proretset, or a record or composite result)
+# and are on postgres_allow.txt, plus (polymorphic row results, newer servers):
+EOF
+    printf '%s\n' "${TABLE_ADD[@]}" | fmt -w 92 | sed 's/^/#       /'
+    cat <<EOF
+#     minus:
+EOF
+    printf '%s\n' "${TABLE_DENY[@]}" | fmt -w 92 | sed 's/^/#       /'
+    cat "$TTMP"
+} >"$TABLE_OUT"
+rm -f "$TMP" "$TTMP"
+echo "gen_postgres_allow: wrote $COUNT names to $OUT and $TCOUNT to $TABLE_OUT (PostgreSQL $SERVER_VERSION)" >&2
