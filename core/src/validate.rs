@@ -65,6 +65,15 @@ pub fn analyze(query: &Query, ctx: &Context<'_>) -> Result<Analysis, GuardError>
     Ok(walker.analysis)
 }
 
+/// Where a function is called: the lists differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FunctionUse {
+    /// In an expression (`SELECT upper(x)`).
+    Expression,
+    /// As a FROM item (`FROM generate_series(1, 3)`).
+    Table,
+}
+
 /// Nodes seen, for the fail-closed cross-check.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Counts {
@@ -586,7 +595,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 let alias_name = alias.as_ref().map(|a| fold_ident(&a.name, self.dialect()));
                 if let Some(args) = args {
                     // A table function written as `name(args)`.
-                    self.function_name(name, location)?;
+                    self.function_name_as(name, FunctionUse::Table, location)?;
                     series_bound(name, &args.args, location)?;
                     self.exprs(&args.args, scope)?;
                     self.exprs(&args.settings, scope)?;
@@ -655,6 +664,9 @@ impl<'c, 'a> Walker<'c, 'a> {
                     )
                     .with_hint("name the table itself in FROM"));
                 }
+                if let Expr::Function(f) = expr {
+                    self.function_name_as(&f.name, FunctionUse::Table, location)?;
+                }
                 self.exprs(expr, scope)?;
                 Ok(vec![derived(alias.as_ref(), self.dialect())])
             }
@@ -665,7 +677,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 with_ordinality: _,
                 alias,
             } => {
-                self.function_name(name, location)?;
+                self.function_name_as(name, FunctionUse::Table, location)?;
                 series_bound(name, args, location)?;
                 self.exprs(args, scope)?;
                 Ok(vec![derived(alias.as_ref(), self.dialect())])
@@ -1139,6 +1151,17 @@ impl<'c, 'a> Walker<'c, 'a> {
         name: &ObjectName,
         location: Option<Location>,
     ) -> Result<(), GuardError> {
+        self.function_name_as(name, FunctionUse::Expression, location)
+    }
+
+    /// Checks a function name used as `used`: in an expression, or as a table in FROM (each
+    /// dialect has a separate, shorter list of table functions).
+    fn function_name_as(
+        &mut self,
+        name: &ObjectName,
+        used: FunctionUse,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
         let Some(parts) = fold_object_name(name, self.dialect()) else {
             return Err(unsupported("a computed function name", location));
         };
@@ -1147,7 +1170,11 @@ impl<'c, 'a> Walker<'c, 'a> {
             .map(|p| p.to_lowercase())
             .collect::<Vec<_>>()
             .join(".");
-        match self.ctx.functions.check(&parts) {
+        let checked = match used {
+            FunctionUse::Expression => self.ctx.functions.check(&parts),
+            FunctionUse::Table => self.ctx.functions.check_table_function(&parts),
+        };
+        match checked {
             Ok(()) => {
                 self.analysis.functions.insert(display);
                 Ok(())
@@ -1157,7 +1184,10 @@ impl<'c, 'a> Walker<'c, 'a> {
                     FunctionRefusal::Denied => format!(
                         "remove `{display}`: it is denied (it can reach files, the network, locks or the server); an operator may allow it with functions.allow"
                     ),
-                    FunctionRefusal::NotAllowlisted => match self.ctx.functions.suggest(&display) {
+                    FunctionRefusal::NotAllowlisted => match match used {
+                        FunctionUse::Expression => self.ctx.functions.suggest(&display),
+                        FunctionUse::Table => self.ctx.functions.suggest_table_function(&display),
+                    } {
                         Some(s) if s != display => format!(
                             "did you mean `{s}`? Otherwise remove `{display}`, or add it to the policy's functions.allow"
                         ),
@@ -1166,9 +1196,13 @@ impl<'c, 'a> Walker<'c, 'a> {
                         ),
                     },
                 };
+                let what = match used {
+                    FunctionUse::Expression => "function",
+                    FunctionUse::Table => "table function",
+                };
                 Err(refuse(
                     ErrorCode::FunctionNotAllowed,
-                    format!("function `{display}` is not allowed"),
+                    format!("{what} `{display}` is not allowed"),
                     &hint,
                     location,
                 ))

@@ -2,9 +2,8 @@
 table functions in FROM, the denylist of the other dialects, and syntax that sqlparser renders
 as function calls (ROW(...), ARRAY(subquery), current_user ...).
 
-`PENDING` (a function of ok, no) holds cases whose verdict depends on
-`FunctionPolicy::check_table_function` being called for FROM items by core/src/validate.rs; they
-are not written until that is wired (move them into `cases` then).
+`from_items` holds the cases of functions in FROM, which core/src/validate.rs checks with
+`FunctionPolicy::check_table_function`.
 """
 
 PII = {"tables": {"deny": ["employee"]}, "columns": {"deny": ["customer.email", "customer.phone"]}}
@@ -43,8 +42,8 @@ def attacks(no):
         no("SELECT version()", "duckdb version", F, dialect=d),
         no("SELECT index_key({'table': 'employee'}, 'employee_pkey')", "duckdb index_key", F, dialect=d),
         # DuckDB: star expressions that can expand to protected columns
-        no("SELECT COLUMNS('e.*') FROM customer", "duckdb columns regex", F, dialect=d, policy=PII),
-        no("SELECT COLUMNS(*) FROM customer", "duckdb columns star", F, dialect=d, policy=PII),
+        no("SELECT COLUMNS('e.*') FROM customer", "duckdb columns regex", "star_on_restricted_table", dialect=d, policy=PII),
+        no("SELECT COLUMNS(*) FROM customer", "duckdb columns star", "star_on_restricted_table", dialect=d, policy=PII),
         # DuckDB: file, URL and other-database readers in FROM
         no("SELECT * FROM read_csv_auto('/etc/passwd')", "duckdb read_csv_auto", F, dialect=d),
         no("SELECT * FROM READ_JSON('/tmp/x.json')", "duckdb read_json upper", F, dialect=d),
@@ -171,7 +170,7 @@ def attacks(no):
         no("SELECT * FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY())", "snowflake information_schema query_history", F, dialect="snowflake"),
         no("SELECT * FROM TABLE(mydb.information_schema.login_history())", "snowflake information_schema 3-part", F, dialect="snowflake"),
         no("SELECT * FROM TABLE(LOGIN_HISTORY_BY_USER())", "snowflake login_history unqualified", F, dialect="snowflake"),
-        no("SELECT IDENTIFIER('email') FROM customer", "snowflake identifier in expression", F, dialect="snowflake"),
+        no("SELECT IDENTIFIER('email') FROM customer", "snowflake identifier in expression", "unsupported_syntax", dialect="snowflake"),
         no("SELECT GETVARIABLE('x')", "snowflake getvariable", F, dialect="snowflake"),
         # Databricks / Hive: reflection, file names, file reads, secrets
         no("SELECT reflect('java.lang.Runtime', 'getRuntime')", "databricks reflect", F, dialect="databricks"),
@@ -234,8 +233,8 @@ def allowed(ok):
     ]
 
 
-def pending(ok, no):
-    """Verdicts that need check_table_function in validate.rs (FROM items)."""
+def from_items(ok, no):
+    """Functions in FROM: checked against the dialect's table-function list."""
     d = "duckdb"
     return [
         no("SELECT * FROM histogram(customer, email)", "duckdb histogram table macro protected column", F,
@@ -256,10 +255,5 @@ def pending(ok, no):
     ]
 
 
-# Not returned by cases() yet: call PENDING(ok, no) and move the rows into cases() once
-# core/src/validate.rs checks FROM items with FunctionPolicy::check_table_function.
-PENDING = pending
-
-
 def cases(ok, no):
-    return {"functions.jsonl": attacks(no) + allowed(ok)}
+    return {"functions.jsonl": attacks(no) + allowed(ok) + from_items(ok, no)}
