@@ -421,6 +421,10 @@ impl<'c, 'a> Walker<'c, 'a> {
                 _ => None,
             })
             .collect();
+        if projection.is_empty() && !from.is_empty() {
+            // DuckDB's `FROM t` without SELECT reads every column, as `SELECT *` does.
+            self.star(None, &scope, &[], location)?;
+        }
         for item in projection {
             match item {
                 SelectItem::Wildcard(options) => {
