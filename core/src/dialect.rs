@@ -99,9 +99,12 @@ impl Dialect {
         }
     }
 
-    /// The sqlparser dialect used to tokenize and parse.
+    /// The sqlparser dialect used to tokenize and parse: the built-in one, wrapped to read the
+    /// constructs this dialect's engine accepts and sqlparser does not (see
+    /// [`crate::sql_dialect`]).
     pub(crate) fn parser_dialect(self) -> Box<dyn sp::Dialect> {
-        match self {
+        use crate::sql_dialect::{Extensions, SqlgateDialect};
+        let inner: Box<dyn sp::Dialect> = match self {
             Dialect::Postgres => Box::new(sp::PostgreSqlDialect {}),
             Dialect::Mysql => Box::new(sp::MySqlDialect {}),
             Dialect::Sqlite => Box::new(sp::SQLiteDialect {}),
@@ -115,7 +118,17 @@ impl Dialect {
             Dialect::Hive => Box::new(sp::HiveDialect {}),
             Dialect::Ansi => Box::new(sp::AnsiDialect {}),
             Dialect::Generic => Box::new(sp::GenericDialect {}),
-        }
+        };
+        // Checked on the engines: PostgreSQL 15 reads all three; DuckDB reads `TABLE t` and
+        // BETWEEN ASYMMETRIC but not SYMMETRIC; MySQL 8.0.19+ reads `TABLE t`. ANSI and generic
+        // follow the standard.
+        let pg_like = matches!(self, Dialect::Postgres | Dialect::Ansi | Dialect::Generic);
+        let extensions = Extensions {
+            table_statement: pg_like || matches!(self, Dialect::Mysql | Dialect::Duckdb),
+            between_symmetric: pg_like,
+            between_asymmetric: pg_like || self == Dialect::Duckdb,
+        };
+        Box::new(SqlgateDialect::new(inner, extensions))
     }
 
     /// How unquoted identifiers fold.
