@@ -541,7 +541,11 @@ fn leading_class(words: &Words<'_>, i: usize) -> QueryClass {
                 Admin
             }
         }
-        "RENAME" | "COMMENT" | "REFRESH" | "MSCK" | "SECURITY" => Ddl,
+        // MySQL `RENAME USER`; `RENAME TABLE` is DDL.
+        "RENAME" if words.is(i + 1, "USER") => Admin,
+        "RENAME" | "COMMENT" | "REFRESH" | "MSCK" | "SECURITY" | "UNDROP" => Ddl,
+        // SQL Server `BULK INSERT t FROM 'file'`.
+        "BULK" => MutationCreate,
         "GRANT" | "REVOKE" | "DENY" | "VACUUM" | "ANALYZE" | "ANALYSE" | "REINDEX" | "CLUSTER"
         | "CHECKPOINT" | "FORCE" | "CALL" | "DO" | "EXEC" | "EXECUTE" | "LOCK" | "UNLOCK"
         | "KILL" | "ATTACH" | "DETACH" | "PRAGMA" | "INSTALL" | "NOTIFY" | "UNLOAD" | "EXPORT"
@@ -554,5 +558,78 @@ fn leading_class(words: &Words<'_>, i: usize) -> QueryClass {
         | "DECLARE" | "FETCH" | "MOVE" | "CLOSE" | "OPEN" | "USE" | "DESCRIBE" | "DESC"
         | "SUMMARIZE" | "PRINT" | "RAISERROR" | "THROW" | "HELP" => Session,
         _ => Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class_of(sql: &str, dialect: Dialect) -> QueryClass {
+        let tokens = crate::parse::tokenize(sql, dialect).expect("test SQL tokenizes");
+        class_of_unparsed(&tokens, dialect, 64)
+    }
+
+    #[test]
+    fn unparseable_statements_take_the_class_of_their_leading_keywords() {
+        use Dialect::*;
+        use QueryClass::*;
+        let cases: &[(&str, Dialect, QueryClass)] = &[
+            ("DELETE TOP (10) FROM t", Postgres, MutationDelete),
+            ("SELECT * FROM ROWS FROM (pg_sleep(1))", Postgres, Select),
+            ("DO $$ BEGIN DELETE FROM t; END $$", Postgres, Admin),
+            ("PRAGMA table_info(customer)", Postgres, Admin),
+            ("  /* c */ -- x\n ( ( DELETE TOP (1) FROM t ) )", Postgres, MutationDelete),
+            ("WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM ROWS FROM (f())", Postgres, MutationDelete),
+            ("WITH RECURSIVE x AS (SELECT 1) INSERT INTO t SELECT * FROM ROWS FROM (f())", Postgres, MutationCreate),
+            ("WITH x AS (SELECT 1) SELECT * FROM ROWS FROM (f())", Postgres, Select),
+            ("EXPLAIN (ANALYZE, BUFFERS) DELETE TOP (1) FROM t", Postgres, MutationDelete),
+            ("EXPLAIN SELECT * FROM ROWS FROM (f())", Postgres, Select),
+            ("PREPARE p (int) AS UPDATE t SET a = 1 WHERE CURRENT OF c", Postgres, MutationCreate),
+            ("SELECT * INTO x FROM ROWS FROM (f())", Postgres, Ddl),
+            ("SELECT (SELECT 1 INTO y) FROM ROWS FROM (f())", Postgres, Select),
+            ("ALTER SYSTEM SET log_statement = 'none'", Postgres, Admin),
+            ("ALTER TABLE t ALTER COLUMN a SET STATISTICS 100", Postgres, Ddl),
+            ("DROP OWNED BY alice CASCADE", Postgres, Admin),
+            ("CREATE PUBLICATION p FOR ALL TABLES", Postgres, Ddl),
+            ("CREATE OR REPLACE PERSISTENT SECRET s (TYPE s3)", Postgres, Admin),
+            ("CREATE FOREIGN DATA WRAPPER w HANDLER h", Postgres, Admin),
+            ("COPY (SELECT 1) TO PROGRAM 'x' WITH (FORMAT csv, x)", Postgres, Admin),
+            ("COPY t FROM STDIN WITH (FORMAT csv, x)", Postgres, MutationCreate),
+            ("MERGE INTO t USING s ON 1 WHEN MATCHED THEN DELETE WHEN NOT MATCHED BY SOURCE THEN DELETE", Postgres, MutationDelete),
+            ("SET LOCAL x TO DEFAULT, y", Postgres, Session),
+            ("RENAME USER a TO b", Mysql, Admin),
+            ("HANDLER t OPEN", Mysql, Admin),
+            ("LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE t", Mysql, MutationCreate),
+            ("BULK INSERT t FROM 'c:\\x.csv'", Mssql, MutationCreate),
+            ("DBCC CHECKDB", Mssql, Admin),
+            ("FORCE CHECKPOINT", Duckdb, Admin),
+            ("PUT file:///etc/passwd @~/stage", Snowflake, Admin),
+            ("SYSTEM SHUTDOWN", Clickhouse, Admin),
+            // Nested data-modifying statements raise the class; look-alikes do not.
+            ("CREATE RULE r AS ON INSERT TO t DO INSTEAD (DELETE FROM u; NOTIFY x)", Postgres, Admin),
+            ("SELECT (insert('abc', 1, 1, 'x')) FROM ROWS FROM (f())", Postgres, Select),
+            ("SELECT (update) FROM ROWS FROM (f())", Postgres, Select),
+            // Several statements: the most privileged class; those that parse keep theirs.
+            ("SELECT 1; DELETE TOP (10) FROM t", Postgres, MutationDelete),
+            ("SELECT * FROM ROWS FROM (f()); GRANT ALL ON t TO PUBLIC", Postgres, Admin),
+            ("SELEC 1", Postgres, Unknown),
+            ("\"DELETE\" FROM t", Postgres, Unknown),
+        ];
+        for (sql, dialect, want) in cases {
+            assert_eq!(class_of(sql, *dialect), *want, "[{dialect}] {sql}");
+        }
+    }
+
+    #[test]
+    fn classify_uses_the_same_fallback() {
+        assert_eq!(
+            classify("DELETE TOP (10) FROM t", Dialect::Postgres),
+            QueryClass::MutationDelete
+        );
+        assert_eq!(
+            classify("SELECT 'unterminated", Dialect::Postgres),
+            QueryClass::Unknown
+        );
     }
 }
