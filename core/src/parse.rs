@@ -103,11 +103,20 @@ pub fn prepare_tokens(
     if reads_unicode_identifiers(dialect) {
         refuse_unicode_identifiers(&tokens, dialect)?;
     }
-    let drop_read_only = matches!(dialect, Dialect::Postgres | Dialect::Generic);
-    let frames = matches!(
-        dialect,
-        Dialect::Postgres | Dialect::Duckdb | Dialect::Generic | Dialect::Ansi
-    );
+    // One cheap pass decides whether the rarer rewrites need to look at all.
+    let (mut has_read, mut has_frame) = (false, false);
+    for t in &tokens {
+        if let Token::Word(w) = &t.token {
+            has_read |= w.keyword == Keyword::READ;
+            has_frame |= matches!(w.keyword, Keyword::ROWS | Keyword::RANGE | Keyword::GROUPS);
+        }
+    }
+    let drop_read_only = has_read && matches!(dialect, Dialect::Postgres | Dialect::Generic);
+    let frames = has_frame
+        && matches!(
+            dialect,
+            Dialect::Postgres | Dialect::Duckdb | Dialect::Generic | Dialect::Ansi
+        );
     let read_only = if drop_read_only {
         read_only_clauses(&tokens)
     } else {

@@ -40,16 +40,17 @@ pub struct Extensions {
     pub between_asymmetric: bool,
 }
 
-/// A built-in sqlparser dialect plus [`Extensions`].
+/// A built-in sqlparser dialect plus [`Extensions`]. Generic over the wrapped dialect, so that
+/// delegating costs no second dynamic call.
 #[derive(Debug)]
-pub struct SqlgateDialect {
-    inner: Box<dyn SpDialect>,
+pub struct SqlgateDialect<D> {
+    inner: D,
     extensions: Extensions,
 }
 
-impl SqlgateDialect {
+impl<D: SpDialect> SqlgateDialect<D> {
     /// Wraps `inner`, reading the constructs `extensions` enables.
-    pub fn new(inner: Box<dyn SpDialect>, extensions: Extensions) -> SqlgateDialect {
+    pub fn new(inner: D, extensions: Extensions) -> SqlgateDialect<D> {
         SqlgateDialect { inner, extensions }
     }
 }
@@ -65,7 +66,7 @@ macro_rules! delegate {
     };
 }
 
-impl SpDialect for SqlgateDialect {
+impl<D: SpDialect> SpDialect for SqlgateDialect<D> {
     fn dialect(&self) -> TypeId {
         self.inner.dialect()
     }
@@ -310,7 +311,7 @@ impl SpDialect for SqlgateDialect {
     }
 }
 
-impl SqlgateDialect {
+impl<D: SpDialect> SqlgateDialect<D> {
     /// `expr [NOT] BETWEEN {SYMMETRIC | ASYMMETRIC} low AND high`, when the next tokens are that
     /// (None otherwise: the built-in parser goes on as usual).
     fn between_with_symmetry(
