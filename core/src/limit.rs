@@ -73,6 +73,9 @@ pub fn apply(
             return apply(inner, max_rows, dialect);
         }
     }
+    if dialect == Dialect::Mssql {
+        refuse_non_tsql_limits(query)?;
+    }
     // TOP on the outermost SELECT (SQL Server, also parsed for a few other dialects).
     let top = match query.body.as_mut() {
         SetExpr::Select(select) => select.top.as_mut(),
@@ -107,23 +110,6 @@ pub fn apply(
                 top.quantity = Some(TopQuantity::Constant(cap));
             }
         }
-    }
-    // T-SQL has no LIMIT (sqlparser reads one in every dialect): refuse it rather than pass on
-    // SQL the server cannot run, whose cap would then be meaningless.
-    if dialect == Dialect::Mssql
-        && matches!(
-            &query.limit_clause,
-            Some(LimitClause::OffsetCommaLimit { .. })
-                | Some(LimitClause::LimitOffset { limit: Some(_), .. })
-        )
-    {
-        return Err(GuardError::new(
-            ErrorCode::UnsupportedSyntax,
-            Stage::Rewrite,
-            "T-SQL has no LIMIT clause",
-        )
-        .with_hint("use SELECT TOP (n) ..., or ORDER BY ... OFFSET m ROWS FETCH NEXT n ROWS ONLY")
-        .at(location_of(query)));
     }
     if let Some(fetch) = &mut query.fetch {
         if fetch.percent || fetch.with_ties {
@@ -216,6 +202,38 @@ pub fn apply(
             })
         }
     }
+}
+
+/// Limit forms sqlparser accepts in its SQL Server dialect but T-SQL does not have: refused
+/// rather than passed on as SQL the server cannot run, whose cap would then mean nothing.
+fn refuse_non_tsql_limits(query: &Query) -> Result<(), GuardError> {
+    let refuse =
+        |message: &str| {
+            Err(GuardError::new(ErrorCode::UnsupportedSyntax, Stage::Rewrite, message)
+            .with_hint(
+                "use SELECT TOP (n) ..., or ORDER BY ... OFFSET m ROWS FETCH NEXT n ROWS ONLY",
+            )
+            .at(location_of(query)))
+        };
+    if matches!(
+        &query.limit_clause,
+        Some(LimitClause::OffsetCommaLimit { .. })
+            | Some(LimitClause::LimitOffset { limit: Some(_), .. })
+    ) {
+        return refuse("T-SQL has no LIMIT clause");
+    }
+    let top = matches!(query.body.as_ref(), SetExpr::Select(s) if s.top.is_some());
+    let offset = matches!(
+        &query.limit_clause,
+        Some(LimitClause::LimitOffset {
+            offset: Some(_),
+            ..
+        })
+    );
+    if top && (offset || query.fetch.is_some()) {
+        return refuse("T-SQL does not combine TOP with OFFSET / FETCH");
+    }
+    Ok(())
 }
 
 /// Adds the cap to a query that has none, in the dialect's form.
