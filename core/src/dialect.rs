@@ -99,22 +99,34 @@ impl Dialect {
         }
     }
 
-    /// The sqlparser dialect used to tokenize and parse.
+    /// The sqlparser dialect used to tokenize and parse: the built-in one, wrapped to read the
+    /// constructs this dialect's engine accepts and sqlparser does not (see
+    /// [`crate::sql_dialect`]).
     pub(crate) fn parser_dialect(self) -> Box<dyn sp::Dialect> {
+        use crate::sql_dialect::{Extensions, SqlgateDialect};
+        // Checked on the engines: PostgreSQL 15 reads all three; DuckDB reads `TABLE t` and
+        // BETWEEN ASYMMETRIC but not SYMMETRIC; MySQL 8.0.19+ reads `TABLE t`. ANSI and generic
+        // follow the standard.
+        let pg_like = matches!(self, Dialect::Postgres | Dialect::Ansi | Dialect::Generic);
+        let x = Extensions {
+            table_statement: pg_like || matches!(self, Dialect::Mysql | Dialect::Duckdb),
+            between_symmetric: pg_like,
+            between_asymmetric: pg_like || self == Dialect::Duckdb,
+        };
         match self {
-            Dialect::Postgres => Box::new(sp::PostgreSqlDialect {}),
-            Dialect::Mysql => Box::new(sp::MySqlDialect {}),
-            Dialect::Sqlite => Box::new(sp::SQLiteDialect {}),
-            Dialect::Mssql => Box::new(sp::MsSqlDialect {}),
-            Dialect::Duckdb => Box::new(sp::DuckDbDialect {}),
-            Dialect::Snowflake => Box::new(sp::SnowflakeDialect {}),
-            Dialect::Bigquery => Box::new(sp::BigQueryDialect {}),
-            Dialect::Redshift => Box::new(sp::RedshiftSqlDialect {}),
-            Dialect::Clickhouse => Box::new(sp::ClickHouseDialect {}),
-            Dialect::Databricks => Box::new(sp::DatabricksDialect {}),
-            Dialect::Hive => Box::new(sp::HiveDialect {}),
-            Dialect::Ansi => Box::new(sp::AnsiDialect {}),
-            Dialect::Generic => Box::new(sp::GenericDialect {}),
+            Dialect::Postgres => Box::new(SqlgateDialect::new(sp::PostgreSqlDialect {}, x)),
+            Dialect::Mysql => Box::new(SqlgateDialect::new(sp::MySqlDialect {}, x)),
+            Dialect::Sqlite => Box::new(SqlgateDialect::new(sp::SQLiteDialect {}, x)),
+            Dialect::Mssql => Box::new(SqlgateDialect::new(sp::MsSqlDialect {}, x)),
+            Dialect::Duckdb => Box::new(SqlgateDialect::new(sp::DuckDbDialect {}, x)),
+            Dialect::Snowflake => Box::new(SqlgateDialect::new(sp::SnowflakeDialect {}, x)),
+            Dialect::Bigquery => Box::new(SqlgateDialect::new(sp::BigQueryDialect {}, x)),
+            Dialect::Redshift => Box::new(SqlgateDialect::new(sp::RedshiftSqlDialect {}, x)),
+            Dialect::Clickhouse => Box::new(SqlgateDialect::new(sp::ClickHouseDialect {}, x)),
+            Dialect::Databricks => Box::new(SqlgateDialect::new(sp::DatabricksDialect {}, x)),
+            Dialect::Hive => Box::new(SqlgateDialect::new(sp::HiveDialect {}, x)),
+            Dialect::Ansi => Box::new(SqlgateDialect::new(sp::AnsiDialect {}, x)),
+            Dialect::Generic => Box::new(SqlgateDialect::new(sp::GenericDialect {}, x)),
         }
     }
 

@@ -3,7 +3,7 @@
 use sqlparser::ast::{Statement, UtilityOption};
 
 use crate::access::AccessPolicy;
-use crate::class::{statement_class, QueryClass};
+use crate::class::{class_of_unparsed, statement_class, QueryClass};
 use crate::dialect::Dialect;
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::functions::FunctionPolicy;
@@ -142,36 +142,19 @@ impl Guard {
         check_tokens(&tokens, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.
-        let result = stacker::maybe_grow(stack, stack, || self.run_on_stack(tokens, max_rows));
-        match result {
-            Err(mut r) if r.error.code == ErrorCode::ParseError => {
-                // Error path only: re-tokenize to name the construct the parser could not read.
-                let tokens = tokenize(sql, self.policy.dialect).unwrap_or_default();
-                if let Some((code, message, hint)) = crate::parse::explain_parse_failure(&tokens) {
-                    r.error = GuardError::new(code, Stage::Validate, message)
-                        .with_hint(hint)
-                        .at(r.error.location);
-                    r.query_class = if code == ErrorCode::SelectInto {
-                        QueryClass::Ddl
-                    } else {
-                        QueryClass::Select
-                    };
-                }
-                Err(r)
-            }
-            other => other,
-        }
+        stacker::maybe_grow(stack, stack, || self.run_on_stack(sql, tokens, max_rows))
     }
 
     fn run_on_stack(
         &self,
+        sql: &str,
         tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
         max_rows: Option<u64>,
     ) -> Result<Approved, Rejection> {
         let dialect = self.policy.dialect;
         let (token_count, separator) = count_statements(&tokens);
         let statements = parse_tokens(tokens, dialect, self.policy.max_depth)
-            .map_err(reject(QueryClass::Unknown, token_count))?;
+            .map_err(|error| self.unparsed(sql, error, token_count))?;
         let class = statements
             .iter()
             .map(statement_class)
@@ -224,6 +207,34 @@ impl Guard {
             functions: analysis.functions.into_iter().collect(),
             limit,
         })
+    }
+
+    /// The refusal of a payload that does not parse. Its class comes from the statements that do
+    /// parse and from the leading keywords of those that do not (see
+    /// [`crate::class::class_of_unparsed`]); the error names the construct when
+    /// [`crate::parse::explain_parse_failure`] recognises it.
+    fn unparsed(&self, sql: &str, error: GuardError, count: usize) -> Rejection {
+        let dialect = self.policy.dialect;
+        // Error path only: the tokens were moved into the parser, so tokenize again (this
+        // succeeded before).
+        let tokens = tokenize(sql, dialect).unwrap_or_default();
+        let mut class = class_of_unparsed(&tokens, dialect, self.policy.max_depth);
+        let mut error = error;
+        if error.code == ErrorCode::ParseError {
+            if let Some((code, message, hint)) = crate::parse::explain_parse_failure(&tokens) {
+                error = GuardError::new(code, Stage::Validate, message)
+                    .with_hint(hint)
+                    .at(error.location);
+                if code == ErrorCode::SelectInto {
+                    class = class.max(QueryClass::Ddl);
+                }
+            }
+        }
+        Rejection {
+            query_class: class,
+            statement_count: count,
+            error,
+        }
     }
 
     /// The self-check: `sql`, printed from the checked and capped `checked`, must pass the
@@ -326,14 +337,18 @@ impl Guard {
             return QueryClass::Unknown;
         };
         let stack = stack_for(&tokens);
+        let max_depth = crate::policy::DEFAULT_MAX_DEPTH;
         stacker::maybe_grow(stack, stack, || {
-            match parse_tokens(tokens, dialect, crate::policy::DEFAULT_MAX_DEPTH) {
+            match parse_tokens(tokens, dialect, max_depth) {
                 Ok(statements) => statements
                     .iter()
                     .map(statement_class)
                     .max()
                     .unwrap_or(QueryClass::Unknown),
-                Err(_) => QueryClass::Unknown,
+                // The same fallback as a refused payload's (error path: tokenize again).
+                Err(_) => tokenize(sql, dialect)
+                    .map(|tokens| class_of_unparsed(&tokens, dialect, max_depth))
+                    .unwrap_or(QueryClass::Unknown),
             }
         })
     }

@@ -43,6 +43,7 @@ pub mod names;
 pub mod parse;
 pub mod policy;
 pub mod precheck;
+pub mod sql_dialect;
 pub mod validate;
 pub mod verdict;
 

@@ -2,7 +2,8 @@
 //! `FETCH FIRST`, `TOP`), so that no approved query can return more than `max_rows` rows.
 
 use sqlparser::ast::{
-    Expr, LimitClause, Query, SetExpr, Spanned, TopQuantity, Value, ValueWithSpan,
+    Expr, Fetch, LimitClause, OffsetRows, Query, SetExpr, Spanned, TopQuantity, Value,
+    ValueWithSpan,
 };
 
 use crate::dialect::Dialect;
@@ -10,17 +11,21 @@ use crate::error::{ErrorCode, GuardError, Location, Stage};
 use crate::verdict::{LimitAction, LimitInfo};
 
 fn not_literal(what: &str, query: &Query) -> GuardError {
-    let span = query.span();
     GuardError::new(
         ErrorCode::LimitNotLiteral,
         Stage::Rewrite,
         format!("{what}: the row cap needs a plain integer limit"),
     )
     .with_hint("write the limit as a plain integer, e.g. LIMIT 100")
-    .at((span.start.line > 0).then_some(Location {
+    .at(location_of(query))
+}
+
+fn location_of(query: &Query) -> Option<Location> {
+    let span = query.span();
+    (span.start.line > 0).then_some(Location {
         line: span.start.line,
         column: span.start.column,
-    }))
+    })
 }
 
 /// An integer literal, or `None` for anything else (expressions, parameters, negatives).
@@ -67,6 +72,9 @@ pub fn apply(
         if let SetExpr::Query(inner) = query.body.as_mut() {
             return apply(inner, max_rows, dialect);
         }
+    }
+    if dialect == Dialect::Mssql {
+        refuse_non_tsql_limits(query)?;
     }
     // TOP on the outermost SELECT (SQL Server, also parsed for a few other dialects).
     let top = match query.body.as_mut() {
@@ -134,6 +142,24 @@ pub fn apply(
         Some(LimitClause::LimitOffset { limit_by, .. }) if !limit_by.is_empty() => {
             Err(not_literal("LIMIT ... BY (a limit per group)", query))
         }
+        // `OFFSET n ROWS` alone, the standard form (the only one T-SQL has): the cap is the
+        // standard FETCH that goes with it. `LIMIT ... OFFSET n ROWS` is not T-SQL, nor
+        // Snowflake, nor ANSI SQL.
+        Some(LimitClause::LimitOffset {
+            limit: None,
+            offset: Some(offset),
+            ..
+        }) if dialect == Dialect::Mssql || offset.rows != OffsetRows::None => {
+            if dialect == Dialect::Mssql && offset.rows == OffsetRows::None {
+                offset.rows = OffsetRows::Rows;
+            }
+            query.fetch = Some(fetch_first(cap));
+            Ok(LimitInfo {
+                action: LimitAction::Injected,
+                value: Some(cap),
+                original: None,
+            })
+        }
         Some(LimitClause::LimitOffset { limit, .. }) => {
             let written = match limit {
                 Some(e) => match literal(e) {
@@ -178,6 +204,38 @@ pub fn apply(
     }
 }
 
+/// Limit forms sqlparser accepts in its SQL Server dialect but T-SQL does not have: refused
+/// rather than passed on as SQL the server cannot run, whose cap would then mean nothing.
+fn refuse_non_tsql_limits(query: &Query) -> Result<(), GuardError> {
+    let refuse =
+        |message: &str| {
+            Err(GuardError::new(ErrorCode::UnsupportedSyntax, Stage::Rewrite, message)
+            .with_hint(
+                "use SELECT TOP (n) ..., or ORDER BY ... OFFSET m ROWS FETCH NEXT n ROWS ONLY",
+            )
+            .at(location_of(query)))
+        };
+    if matches!(
+        &query.limit_clause,
+        Some(LimitClause::OffsetCommaLimit { .. })
+            | Some(LimitClause::LimitOffset { limit: Some(_), .. })
+    ) {
+        return refuse("T-SQL has no LIMIT clause");
+    }
+    let top = matches!(query.body.as_ref(), SetExpr::Select(s) if s.top.is_some());
+    let offset = matches!(
+        &query.limit_clause,
+        Some(LimitClause::LimitOffset {
+            offset: Some(_),
+            ..
+        })
+    );
+    if top && (offset || query.fetch.is_some()) {
+        return refuse("T-SQL does not combine TOP with OFFSET / FETCH");
+    }
+    Ok(())
+}
+
 /// Adds the cap to a query that has none, in the dialect's form.
 fn inject(query: &mut Query, cap: u64, dialect: Dialect) {
     if dialect == Dialect::Mssql {
@@ -213,11 +271,7 @@ fn inject(query: &mut Query, cap: u64, dialect: Dialect) {
             }),
             limit_by: vec![],
         });
-        query.fetch = Some(sqlparser::ast::Fetch {
-            with_ties: false,
-            percent: false,
-            quantity: Some(number(cap)),
-        });
+        query.fetch = Some(fetch_first(cap));
         return;
     }
     query.limit_clause = Some(LimitClause::LimitOffset {
@@ -225,6 +279,15 @@ fn inject(query: &mut Query, cap: u64, dialect: Dialect) {
         offset: None,
         limit_by: vec![],
     });
+}
+
+/// `FETCH FIRST n ROWS ONLY`.
+fn fetch_first(n: u64) -> Fetch {
+    Fetch {
+        with_ties: false,
+        percent: false,
+        quantity: Some(number(n)),
+    }
 }
 
 /// `(SELECT NULL)`, the neutral ORDER BY T-SQL needs before OFFSET ... FETCH.

@@ -172,7 +172,7 @@ fn pg_regress_non_selects_are_refused_with_their_class() {
     let rows = read_jsonl(&dir.join("pg_regress/pg_regress.jsonl"));
     let g = guard(Dialect::Postgres, Some(1000));
     let mut failures = Vec::new();
-    let (mut must_refuse, mut selects, mut selects_allowed) = (0, 0, 0);
+    let (mut must_refuse, mut selects, mut selects_allowed, mut parse_errors) = (0, 0, 0, 0);
     for row in &rows {
         let id = row["id"].as_str().unwrap_or_default();
         let sql = row["sql"].as_str().unwrap_or_default();
@@ -198,10 +198,10 @@ fn pg_regress_non_selects_are_refused_with_their_class() {
             }
             Err(r) => r,
         };
+        // A statement sqlparser cannot read is classed by its leading keywords: the same class
+        // is expected of it as of the statements it parses.
         if rejection.error.code == ErrorCode::ParseError {
-            // sqlparser cannot read it: refused, class unknown.
-            assert_eq!(rejection.query_class, QueryClass::Unknown, "{id}");
-            continue;
+            parse_errors += 1;
         }
         let expected = types.iter().filter_map(|t| class_of_pg_node(t, row)).max();
         let class = rejection.query_class;
@@ -248,7 +248,7 @@ fn pg_regress_non_selects_are_refused_with_their_class() {
         }
     }
     println!(
-        "pg_regress: {must_refuse} statements refused as required; {selects_allowed} of {selects} plain SELECTs allowed"
+        "pg_regress: {must_refuse} statements refused as required ({parse_errors} of them parse errors, classed by keywords); {selects_allowed} of {selects} plain SELECTs allowed"
     );
     assert!(
         must_refuse > 3000,
