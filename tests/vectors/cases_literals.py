@@ -159,6 +159,14 @@ def cases(ok, no):
         refused(r"SELECT 'a\', ' ; DELETE FROM t; --' AS x", "ansi backslash", "ansi"),
         refused("SELECT $$ , (SELECT email FROM customer) , $$ AS x", "redshift dollar quotes", "redshift"),
         refused("SELECT $$x$$ AS x", "bigquery dollar quotes", "bigquery"),
+        # sqlite and duckdb read '...' like sqlparser does: the statement after is seen and refused.
+        refused(r"SELECT 'a\'; DELETE FROM t; --'", "sqlite backslash keeps the delete visible", "sqlite",
+                code="multiple_statements", query_class="mutation_delete"),
+        refused(r"SELECT 'a\'; DELETE FROM t; --'", "duckdb backslash keeps the delete visible", "duckdb",
+                code="multiple_statements", query_class="mutation_delete"),
+        # DuckDB has E'...' strings, sqlparser's DuckDB dialect does not: refused as unreadable.
+        refused(r"SELECT E'a\', ' ; DELETE FROM t; --' AS x", "duckdb e-string the parser cannot read", "duckdb",
+                code="parse_error", query_class=None, stage="parse"),
     ]
 
     ok_rows = [
