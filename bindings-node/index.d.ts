@@ -166,6 +166,11 @@ export interface GuardOptions {
   columns?: ColumnRules
   /** Tables and columns that exist, when the caller knows them (enables hints and `*` expansion). */
   catalog?: Catalog
+  /**
+   * MySQL / MariaDB only: whether the server runs with `ANSI_QUOTES` (default unknown: any
+   * double-quoted token is refused; `false`: `"x"` is a string; `true`: refused, use backticks).
+   */
+  mysqlAnsiQuotes?: boolean
 }
 
 /** What happened to the row cap on the outermost query. */
@@ -213,6 +218,8 @@ export interface Policy {
   columns?: ColumnRules
   /** Tables and columns that exist, when the caller knows them. */
   catalog?: PolicyCatalog
+  /** MySQL / MariaDB only: whether the server runs with `ANSI_QUOTES` (default unknown). */
+  mysql_ansi_quotes?: boolean
 }
 
 /** A catalog in core's policy JSON (snake_case keys). */

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Runs all of sqlgate's tests on a fresh machine: starts a throwaway PostgreSQL loaded with
 # Chinook, runs the Rust tests of every crate, then the Python, Node and MCP-interop suites
-# (each part's ci.sh installs what it needs). Stops PostgreSQL at the end, whatever happens.
+# (each part's ci.sh installs what it needs), then starts a throwaway MariaDB and runs the engine
+# differential suite (tests/engines/run.sh). Stops both servers at the end, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 export SQLGATE_CORPUS="${SQLGATE_CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}"
 
+# Servers started below are stopped by this trap, whatever happens.
+envfile=""
+mariadb_env=""
+stop_servers() {
+  if [ -n "$mariadb_env" ]; then scripts/mariadb-cluster.sh stop "$(dirname "$mariadb_env")" || true; fi
+  if [ -n "$envfile" ]; then scripts/pg-cluster.sh stop "$(dirname "$envfile")" || true; fi
+}
+trap stop_servers EXIT
+
 pg_bin=""
 if command -v pg_config >/dev/null 2>&1; then pg_bin=$(pg_config --bindir); fi
 if [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ]; then
   envfile=$(scripts/pg-cluster.sh start | tail -n1)
-  trap 'scripts/pg-cluster.sh stop "$(dirname "$envfile")"' EXIT
   scripts/pg-cluster.sh load-chinook "$(dirname "$envfile")"
   # shellcheck disable=SC1090
   . "$envfile"
@@ -31,4 +40,20 @@ for part in bindings-python bindings-node mcp-server; do
     bash "$part/ci.sh"
   fi
 done
+# Engine differential suite (tests/engines): approved vectors on real PostgreSQL, MariaDB, SQLite
+# and DuckDB under every setting that changes how SQL text is read.
+if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
+  mariadb_env=$(scripts/mariadb-cluster.sh start | tail -n1)
+  # shellcheck disable=SC1090
+  . "$mariadb_env"
+elif [ "${CI:-}" = "true" ]; then
+  echo "test.sh: mariadbd not found (apt-get install mariadb-server); CI requires it" >&2
+  exit 1
+else
+  echo "test.sh: mariadbd not found: the MariaDB engine tests will say SKIPPED" >&2
+fi
+echo "== engines (tests/engines)"
+if [ "${CI:-}" = "true" ]; then export SQLGATE_ENGINES_REQUIRED=1; fi
+bash tests/engines/run.sh
+
 echo "test.sh: all test suites passed"

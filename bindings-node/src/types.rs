@@ -346,6 +346,9 @@ pub struct GuardOptions {
     pub columns: Option<ColumnRules>,
     /// Tables and columns that exist, when the caller knows them (enables hints and `*` expansion).
     pub catalog: Option<Catalog>,
+    /// MySQL / MariaDB only: whether the server runs with `ANSI_QUOTES` (default unknown: any
+    /// double-quoted token is refused; `false`: `"x"` is a string; `true`: refused, use backticks).
+    pub mysql_ansi_quotes: Option<bool>,
 }
 
 /// A foreign key in core's policy JSON (snake_case keys).
@@ -421,4 +424,7 @@ pub struct Policy {
     pub columns: Option<ColumnRules>,
     /// Tables and columns that exist, when the caller knows them.
     pub catalog: Option<PolicyCatalog>,
+    /// MySQL / MariaDB only: whether the server runs with `ANSI_QUOTES` (default unknown).
+    #[napi(js_name = "mysql_ansi_quotes")]
+    pub mysql_ansi_quotes: Option<bool>,
 }

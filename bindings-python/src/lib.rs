@@ -272,11 +272,12 @@ impl PyGuard {
         max_depth = DEFAULT_MAX_DEPTH,
         allow_system_catalogs = false,
         max_tokens = DEFAULT_MAX_TOKENS,
+        mysql_ansi_quotes = None,
     ))]
     #[pyo3(
         text_signature = "(dialect='postgres', max_rows=1000, allow_explain=False, \
         functions=None, tables=None, columns=None, catalog=None, max_sql_bytes=262144, \
-        max_depth=64, allow_system_catalogs=False, max_tokens=16000)"
+        max_depth=64, allow_system_catalogs=False, max_tokens=16000, mysql_ansi_quotes=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -292,6 +293,7 @@ impl PyGuard {
         max_depth: usize,
         allow_system_catalogs: bool,
         max_tokens: usize,
+        mysql_ansi_quotes: Option<bool>,
     ) -> PyResult<Self> {
         let catalog = match catalog.filter(|c| !c.is_none()) {
             Some(c) => Some(section(py, "catalog", Some(c))?),
@@ -309,6 +311,7 @@ impl PyGuard {
             tables: section(py, "tables", tables)?,
             columns: section(py, "columns", columns)?,
             catalog,
+            mysql_ansi_quotes,
         };
         Self::build(py, policy)
     }

@@ -139,7 +139,7 @@ impl Guard {
         let tokens = tokenize(sql, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
         check_token_count(&tokens, self.policy.max_tokens)
             .map_err(reject(QueryClass::Unknown, 0))?;
-        check_tokens(&tokens, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
+        check_tokens(&tokens, &self.policy).map_err(reject(QueryClass::Unknown, 0))?;
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.
         stacker::maybe_grow(stack, stack, || self.run_on_stack(sql, tokens, max_rows))
@@ -247,7 +247,7 @@ impl Guard {
         let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
         check_nul(sql).map_err(refused)?;
         let tokens = tokenize(sql, dialect).map_err(refused)?;
-        check_tokens(&tokens, dialect).map_err(refused)?;
+        check_tokens(&tokens, &self.policy).map_err(refused)?;
         let (count, _) = count_statements(&tokens);
         if count != 1 {
             return Err(format!("it reads as {count} statements"));

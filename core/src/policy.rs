@@ -89,6 +89,12 @@ pub struct Policy {
     /// Tables and columns that exist, when the caller knows them (enables hints and `*` expansion).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalog: Option<Catalog>,
+    /// MySQL / MariaDB only: whether the server runs with `ANSI_QUOTES` in its `sql_mode`.
+    /// `None` (unknown, the default): `"x"` could be a string or a name, so double-quoted tokens
+    /// are refused. `false`: `"x"` is a string. `true`: `"x"` is a name, which sqlgate's MySQL
+    /// parser would read as a string, so double-quoted tokens are refused too (use backticks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mysql_ansi_quotes: Option<bool>,
 }
 
 /// How a row cap may be written: a number, or the word `none` (TOML has no null).
@@ -142,6 +148,7 @@ impl Default for Policy {
             tables: TableRules::default(),
             columns: ColumnRules::default(),
             catalog: None,
+            mysql_ansi_quotes: None,
         }
     }
 }

@@ -126,7 +126,7 @@ async fn every_type_renders() {
         '2024-01-02'::date AS d, '12:34:56.5'::time AS tm, '2024-01-02 03:04:05+00'::timestamptz AS ts, \
         '2024-01-02 03:04:05'::timestamp AS tsn, '1 year 2 days 3 hours'::interval AS iv, \
         '{\"a\": [1, 2]}'::jsonb AS jb, '{\"b\": null}'::json AS js, ARRAY[1, 2, 3] AS arr, \
-        ARRAY[['a', 'b'], ['c', 'd']] AS arr2, '\\x0102'::bytea AS by, '10.0.0.1'::inet AS ip, \
+        ARRAY[['a', 'b'], ['c', 'd']] AS arr2, E'\\\\x0102'::bytea AS by, '10.0.0.1'::inet AS ip, \
         '10.0.0.0/8'::cidr AS net, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS u, \
         '(1,2)'::point AS p, int4range(1, 5) AS r, B'101' AS bits, '08:00:2b:01:02:03'::macaddr AS mac, \
         '<a/>'::xml AS x, 'a b'::tsvector AS tsv, NULL::int4 AS nul, 12.34::money AS m";

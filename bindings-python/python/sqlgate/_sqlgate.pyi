@@ -60,6 +60,7 @@ class Guard:
         max_depth: int = 64,
         allow_system_catalogs: bool = False,
         max_tokens: int = 16000,
+        mysql_ansi_quotes: bool | None = None,
     ) -> Guard: ...
     @classmethod
     def from_policy(cls, policy: Mapping[str, Any] | str | PathLike[str]) -> Guard: ...

@@ -1,0 +1,226 @@
+"""Engine differential suite: every approved vector is harmless on the real engines.
+
+For every vector of tests/vectors/*.jsonl in a dialect with an engine here (postgres -> PostgreSQL,
+mysql -> MariaDB, sqlite, duckdb), the verdict comes from the sqlgate Python package and the
+vector's policy. Each approved.sql runs on the engine under every setting that changes how text
+is read (PostgreSQL standard_conforming_strings on/off; MariaDB sql_mode default,
+NO_BACKSLASH_ESCAPES, ANSI_QUOTES; SQLite execute and executescript; DuckDB execute), the worst
+way a caller could run it (several statements allowed), rolled back, with a 2 s timeout. It must
+not change the fixture (checksum of every table and the table list), return a marker value the
+policy protects, return more rows than the cap, create a file in a watched directory, run long
+or return several result sets. Engine errors are allowed, counted and printed, except for
+vectors marked "engine": "runs".
+
+The ORIGINAL SQL of every refused vector is run the same way (bar those reaching outside the
+throwaway servers, see engines.HOST_EFFECTS): the counts of those that really do something are
+the evidence that the attacks are real.
+
+Environment: SQLGATE_PG_URL (superuser URL), SQLGATE_MARIADB_SOCKET and SQLGATE_MARIADB_FILES
+(scripts/mariadb-cluster.sh). SQLGATE_ENGINES_REQUIRED=1 (set by scripts/test.sh under CI) turns
+a missing engine into a failure; otherwise its tests are skipped and say so.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import sqlgate
+from engines import (HOST_EFFECTS, DuckDB, Engine, MariaDB, Postgres, SQLite, judge, settings_for,
+                     tempdir)
+
+REPO = Path(__file__).resolve().parents[2]
+VECTOR_DIR = REPO / "tests" / "vectors"
+REQUIRED = os.environ.get("SQLGATE_ENGINES_REQUIRED") == "1"
+ENGINE_NAMES = ["postgres", "mariadb", "sqlite", "duckdb"]
+DIALECT_OF = {"postgres": "postgres", "mariadb": "mysql", "sqlite": "sqlite", "duckdb": "duckdb"}
+
+
+def load_vectors() -> list[dict[str, Any]]:
+    cases = []
+    for path in sorted(VECTOR_DIR.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if line.strip():
+                    case = json.loads(line)
+                    case["_where"] = f"{path.name}:{number}"
+                    cases.append(case)
+    return cases
+
+
+VECTORS = load_vectors()
+_GUARDS: dict[str, sqlgate.Guard] = {}
+
+
+def policy_of(case: dict[str, Any]) -> dict[str, Any]:
+    return {"dialect": case["dialect"], **(case.get("policy") or {})}
+
+
+def verdict_of(case: dict[str, Any]) -> dict[str, Any]:
+    policy = policy_of(case)
+    key = json.dumps(policy, sort_keys=True)
+    if key not in _GUARDS:
+        _GUARDS[key] = sqlgate.Guard.from_policy(policy)
+    return _GUARDS[key].verdict(case["sql"])
+
+
+def cap_of(verdict: dict[str, Any], policy: dict[str, Any]) -> int | None:
+    if verdict.get("allowed"):
+        return (verdict.get("limit") or {}).get("value")
+    return policy.get("max_rows", 1000)
+
+
+class Watched:
+    """Directories where no file may appear: MariaDB's secure_file_priv and the working
+    directory of the in-process engines."""
+
+    def __init__(self) -> None:
+        self.cwd = tempdir("sqlgate-engines-cwd.")
+        self.dirs = [self.cwd]
+        files = os.environ.get("SQLGATE_MARIADB_FILES")
+        if files:
+            self.dirs.append(Path(files))
+
+
+@pytest.fixture(scope="session")
+def watched() -> Iterator[Watched]:
+    w = Watched()
+    old = os.getcwd()
+    os.chdir(w.cwd)
+    yield w
+    os.chdir(old)
+
+
+def open_engine(name: str, workdir: Path) -> Engine | str:
+    """The engine, or why it is missing."""
+    try:
+        if name == "postgres":
+            url = os.environ.get("SQLGATE_PG_URL")
+            return Postgres(url) if url else "SQLGATE_PG_URL is not set (scripts/pg-cluster.sh)"
+        if name == "mariadb":
+            sock = os.environ.get("SQLGATE_MARIADB_SOCKET")
+            if not sock:
+                return "SQLGATE_MARIADB_SOCKET is not set (scripts/mariadb-cluster.sh)"
+            return MariaDB(sock, os.environ.get("SQLGATE_MARIADB_FILES"))
+        if name == "sqlite":
+            return SQLite(workdir)
+        return DuckDB(workdir)
+    except ImportError as e:
+        return f"client library missing: {e}"
+
+
+@pytest.fixture(scope="session")
+def engines(watched: Watched) -> Iterator[dict[str, Engine | str]]:
+    workdir = tempdir("sqlgate-engines-db.")
+    opened = {name: open_engine(name, workdir) for name in ENGINE_NAMES}
+    yield opened
+    for e in opened.values():
+        if isinstance(e, Engine):
+            e.close()
+
+
+def engine_or_skip(engines: dict[str, Engine | str], name: str) -> Engine:
+    e = engines[name]
+    if isinstance(e, str):
+        if REQUIRED:
+            pytest.fail(f"{name}: {e} (SQLGATE_ENGINES_REQUIRED=1)")
+        print(f"\nengines: {name} SKIPPED: {e}")
+        pytest.skip(f"{name} SKIPPED: {e}")
+    return e
+
+
+def cases_for(name: str) -> list[dict[str, Any]]:
+    return [c for c in VECTORS if c["dialect"] == DIALECT_OF[name]]
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_approved_vectors_are_harmless(name: str, engines: dict[str, Engine | str], watched: Watched) -> None:
+    engine = engine_or_skip(engines, name)
+    baseline = engine.checksum()
+    stats: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    failures: list[str] = []
+    errors: list[str] = []
+    for case in cases_for(name):
+        verdict = verdict_of(case)
+        assert verdict == case["expect"], f"{case['_where']} {case['name']}: verdict differs from the vector"
+        policy = policy_of(case)
+        if not verdict["allowed"]:
+            for setting in engine.settings:
+                stats[setting]["refused"] += 1
+            continue
+        for setting in settings_for(engine, policy):
+            outcome = engine.run(verdict["sql"], setting)
+            j = judge(engine, outcome, baseline, policy, cap_of(verdict, policy), watched.dirs)
+            stats[setting]["approved run"] += 1
+            where = f"{case['_where']} {case['name']!r} [{setting}]"
+            if j.error:
+                stats[setting]["errors"] += 1
+                errors.append(f"{where}: {j.error}")
+                if case.get("engine") == "runs":
+                    failures.append(f"{where}: marked engine=runs but failed: {j.error}\n    {verdict['sql']}")
+            if j.violations:
+                failures.append(f"{where}: {'; '.join(j.violations)}\n    {verdict['sql']}")
+    print(f"\n== engines: {name}: approved vectors")
+    for setting in engine.settings:
+        s = stats[setting]
+        print(f"  {name} [{setting}]: approved run {s['approved run']}, errors {s['errors']}, "
+              f"refused {s['refused']}")
+    for e in errors:
+        print(f"  engine error (allowed): {e}")
+    assert not failures, "approved SQL did something it must not:\n" + "\n".join(failures)
+
+
+# The literal differentials (tests/vectors/literals.jsonl) must be real attacks under the
+# non-default setting: at least this many must do something there.
+LITERAL_EVIDENCE = {
+    ("postgres", "standard_conforming_strings=off"): 10,
+    ("mariadb", "sql_mode=NO_BACKSLASH_ESCAPES"): 10,
+    ("mariadb", "sql_mode=ANSI_QUOTES"): 3,
+}
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_refused_attacks_do_something_on_the_engine(name: str, engines: dict[str, Engine | str],
+                                                    watched: Watched) -> None:
+    """Evidence: the ORIGINAL SQL of refused vectors, run as a careless caller would."""
+    engine = engine_or_skip(engines, name)
+    baseline = engine.checksum()
+    did: collections.Counter[str] = collections.Counter()
+    literal_did: collections.Counter[str] = collections.Counter()
+    ran: collections.Counter[str] = collections.Counter()
+    skipped = 0
+    examples: list[str] = []
+    for case in cases_for(name):
+        if case["expect"]["allowed"]:
+            continue
+        if HOST_EFFECTS.search(case["sql"]):
+            skipped += 1
+            continue
+        policy = policy_of(case)
+        for setting in engine.settings:
+            outcome = engine.run(case["sql"], setting)
+            j = judge(engine, outcome, baseline, policy, cap_of(case["expect"], policy), watched.dirs)
+            ran[setting] += 1
+            if j.violations:
+                did[setting] += 1
+                if case["_where"].startswith("literals.jsonl"):
+                    literal_did[setting] += 1
+                if len(examples) < 6 and case["_where"].startswith("literals.jsonl"):
+                    examples.append(f"{case['name']} [{setting}]: {'; '.join(j.violations)}")
+    print(f"\n== engines: {name}: original SQL of refused vectors ({skipped} not run: reach outside the server)")
+    for setting in engine.settings:
+        print(f"  {name} [{setting}]: ran {ran[setting]}, did something {did[setting]} "
+              f"(literals.jsonl: {literal_did[setting]})")
+    for e in examples:
+        print(f"  e.g. {e}")
+    assert engine.checksum() == baseline
+    assert sum(did.values()) > 0, f"no refused vector did anything on {name}: the evidence pass is broken"
+    for (engine_name, setting), least in LITERAL_EVIDENCE.items():
+        if engine_name == name:
+            assert literal_did[setting] >= least, (
+                f"only {literal_did[setting]} literal attacks did something on {name} [{setting}]")
