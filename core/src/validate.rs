@@ -121,9 +121,11 @@ impl Source {
     fn is_named(&self, qualifier: &[String]) -> bool {
         match (&self.alias, &self.kind) {
             (Some(alias), _) => qualifier.len() == 1 && &qualifier[0] == alias,
+            // Aligned on the right, either way: `orders` names `sales.orders`, and
+            // `public.customer.*` names the FROM item `customer` (found through the search path).
             (None, SourceKind::Table(t)) => {
-                qualifier.len() <= t.parts.len()
-                    && t.parts[t.parts.len() - qualifier.len()..] == *qualifier
+                let n = qualifier.len().min(t.parts.len());
+                n > 0 && t.parts[t.parts.len() - n..] == qualifier[qualifier.len() - n..]
             }
             (None, SourceKind::Derived(_)) => false,
         }
@@ -850,12 +852,22 @@ impl<'c, 'a> Walker<'c, 'a> {
                 let Some(q) = fold_object_name(name, self.dialect()) else {
                     return Err(unsupported("a computed qualifier", location));
                 };
-                scope
+                let named: Vec<&Source> = scope
                     .levels()
                     .flat_map(|l| l.sources.iter())
                     .filter(|s| s.is_named(&q))
                     .take(1)
-                    .collect()
+                    .collect();
+                if named.is_empty() {
+                    // The engine would reject it, or read something this walker cannot see.
+                    return Err(refuse(
+                        ErrorCode::UnknownTable,
+                        format!("`{name}.*` names no table of this query"),
+                        "qualify `*` with a table name or alias from FROM",
+                        location,
+                    ));
+                }
+                named
             }
         };
         for source in sources {

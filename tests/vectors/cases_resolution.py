@@ -69,6 +69,10 @@ LEAKS = [
     ("qualified name past an inner item of that name", "SELECT (SELECT c.email FROM invoice c) AS e FROM customer c"),
     ("qualified in where past an inner item", "SELECT c.first_name FROM customer c WHERE EXISTS (SELECT 1 FROM invoice c WHERE c.email LIKE 's%')"),
     ("qualified schema", "SELECT public.customer.email FROM public.customer"),
+    ("schema-qualified column over an unqualified table", "SELECT public.customer.email FROM customer"),
+    ("schema-qualified star over an unqualified table", "SELECT public.customer.* FROM customer"),
+    ("outer table alias named like the column", "SELECT (SELECT count(*) FROM customer WHERE email LIKE 's%') AS n FROM (SELECT 1 AS x) AS email"),
+    ("sibling table alias named like the column", "SELECT c.n FROM (SELECT 1 AS x) AS email, (SELECT count(*) AS n FROM customer WHERE email LIKE 's%') AS c"),
     ("coalesce", "SELECT coalesce(email, '') AS mail FROM customer"),
     ("string concat in alias", "SELECT first_name || email AS email FROM customer"),
     ("group by alias under cte", "WITH c AS (SELECT first_name AS email, email AS x FROM customer) SELECT email FROM c"),
@@ -79,10 +83,11 @@ def cases(ok, no):
     attacks = []
     # Every shape, without and with a catalog, in postgres.
     for label, sql in LEAKS:
-        attacks.append(no(sql, f"resolution: {label}", "column_not_allowed", "select", policy=PII))
-        # With the catalog, `public.customer` names no table the catalog lists under a schema.
-        code = "unknown_column" if "public." in sql else "column_not_allowed"
-        attacks.append(no(sql, f"resolution: {label} (catalog)", code, "select", policy=FIXTURE))
+        # Without a catalog, a star over customer cannot be expanded: its own code.
+        star = ".*" in sql
+        attacks.append(no(sql, f"resolution: {label}", "star_on_restricted_table" if star else "column_not_allowed",
+                          "select", policy=PII))
+        attacks.append(no(sql, f"resolution: {label} (catalog)", "column_not_allowed", "select", policy=FIXTURE))
     # The same rule in the other engines (shapes their parsers read).
     portable = [
         ("alias equal to the column", "SELECT email AS email FROM customer"),
