@@ -4,6 +4,45 @@ use arbitrary::{Arbitrary, Unstructured};
 use sqlgate_fuzz::{names::NameQuery, oracles};
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--replay") {
+        // Grammar-target artifacts: print the SQL and what the oracle says.
+        for path in std::env::args().skip(2) {
+            let data = std::fs::read(&path).unwrap();
+            let Some((&sel, rest)) = data.split_first() else {
+                continue;
+            };
+            if sel % 2 == 1 {
+                let Ok(q) = NameQuery::arbitrary_take_rest(Unstructured::new(rest)) else {
+                    continue;
+                };
+                let sql = q.render();
+                let verdict = oracles::names_guard(q.dialect(), q.catalog()).check(&sql);
+                let finding = verdict
+                    .as_ref()
+                    .ok()
+                    .map(|a| oracles::protected_reads(q.dialect(), &a.sql));
+                println!(
+                    "== {path}\n[{} catalog={}] {sql}\n  -> {:?}\n  oracle: {finding:?}",
+                    q.dialect(),
+                    q.catalog(),
+                    verdict.map(|a| a.sql).map_err(|r| r.error.code)
+                );
+            } else {
+                let Ok(q) =
+                    sqlgate_fuzz::grammar::Query::arbitrary_take_rest(Unstructured::new(rest))
+                else {
+                    continue;
+                };
+                let (sql, dangerous) = q.render();
+                let verdict = oracles::guard(sqlgate::Dialect::Postgres, 0).check(&sql);
+                println!(
+                    "== {path}\n[grammar dangerous={dangerous}] {sql}\n  -> {:?}",
+                    verdict.map(|a| a.sql).map_err(|r| r.error.code)
+                );
+            }
+        }
+        return;
+    }
     if let Some(dir) = std::env::args()
         .nth(1)
         .filter(|a| a.starts_with("--seeds="))

@@ -212,7 +212,14 @@ fn tree_without_locations(parsed: &pg_query::ParseResult) -> Result<Value, Strin
     fn strip(v: &mut Value) {
         match v {
             Value::Object(map) => {
-                map.retain(|k, _| !matches!(k.as_str(), "location" | "stmt_location" | "stmt_len"));
+                // Source positions: `location`, `stmt_location`, `stmt_len` and PostgreSQL 18's
+                // `rexpr_list_start` / `rexpr_list_end` (the parentheses of an IN list).
+                map.retain(|k, _| {
+                    !(k.contains("location")
+                        || k == "stmt_len"
+                        || k.ends_with("_list_start")
+                        || k.ends_with("_list_end"))
+                });
                 map.values_mut().for_each(strip);
             }
             Value::Array(items) => items.iter_mut().for_each(strip),
