@@ -509,6 +509,26 @@ struct Collect {
     queries: Vec<sqlparser::ast::Query>,
 }
 
+/// Last parts of every relation name in a node, lower case.
+#[derive(Default)]
+struct Relations {
+    names: Vec<String>,
+}
+
+impl sqlparser::ast::Visitor for Relations {
+    type Break = ();
+
+    fn pre_visit_relation(
+        &mut self,
+        name: &sqlparser::ast::ObjectName,
+    ) -> std::ops::ControlFlow<()> {
+        if let Some(last) = object_idents(name).last() {
+            self.names.push(last.value.to_ascii_lowercase());
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
 impl sqlparser::ast::Visitor for Collect {
     type Break = ();
 
@@ -912,8 +932,22 @@ impl Resolver {
                 }
             }
             other => {
+                // PIVOT, UNPIVOT, table functions, UNNEST, ...: an item of unknown columns that is
+                // customer (for bare names and `*`) when it reads customer anywhere inside.
+                let mut relations = Relations::default();
+                let _ = sqlparser::ast::Visit::visit(other, &mut relations);
+                if relations.names.iter().any(|n| n == DENIED_TABLE) {
+                    self.flag(format!("the denied table is read in {other}"));
+                }
+                let customer = relations.names.iter().any(|n| n == PROTECTED_TABLE);
+                Self::push_item(
+                    env,
+                    Item {
+                        customer,
+                        ..Item::default()
+                    },
+                );
                 self.node(other, env);
-                Self::push_item(env, Item::default());
             }
         }
     }

@@ -103,6 +103,8 @@ fn resolver_flags_protected_reads() {
         "SELECT d.e FROM customer, (SELECT email AS e) AS d",
         "SELECT first_name FROM customer QUALIFY row_number() OVER (ORDER BY email) = 1",
         "SELECT COLUMNS('e.*') FROM customer",
+        "SELECT * FROM customer PIVOT (count(*) FOR email IN ('a', 'b'))",
+        "SELECT * FROM customer UNPIVOT (v FOR k IN (email, phone))",
     ] {
         assert!(
             oracles::protected_reads(Dialect::Duckdb, sql).is_err(),
