@@ -1023,17 +1023,23 @@ impl Resolver {
             }
             return;
         }
-        // A whole-row reference to customer: `c`, `to_json(c)` (by the name it has in FROM: the
-        // alias when there is one, which is the first of its names).
-        let customer_columns = FIXTURE[0].1;
-        if !customer_columns.contains(&n.as_str())
-            && env.iter().any(|f| {
-                f.items
-                    .iter()
-                    .any(|i| i.customer && i.names.first() == Some(&n))
-            })
-        {
-            self.flag(format!("{id} is a whole-row reference to customer"));
+        // A whole-row reference to customer: `c`, `to_json(c)`, by the name it has in FROM (the
+        // alias when there is one: the first of its names), at the nearest level with that name.
+        if FIXTURE[0].1.contains(&n.as_str()) {
+            return;
+        }
+        for frame in env.iter().rev() {
+            let matching: Vec<&Item> = frame
+                .items
+                .iter()
+                .filter(|i| i.names.first() == Some(&n))
+                .collect();
+            if matching.iter().any(|i| i.customer) {
+                self.flag(format!("{id} is a whole-row reference to customer"));
+            }
+            if !matching.is_empty() {
+                return;
+            }
         }
     }
 }

@@ -86,6 +86,8 @@ fn resolver_flags_protected_reads() {
         "SELECT c FROM customer AS c",
         "SELECT mail FROM customer AS c(a, b, d, mail)",
         "SELECT 1 FROM employee",
+        "SELECT public.customer.* FROM customer",
+        "SELECT (SELECT count(*) FROM customer WHERE email LIKE 'a%') FROM (SELECT 1 AS x) AS email",
         "SELECT EMAIL FROM customer",
         "SELECT (SELECT (SELECT email FROM t) FROM invoice) FROM customer",
         "SELECT 1 FROM customer AS c JOIN invoice AS i ON c.email = 'x'",
@@ -139,6 +141,7 @@ fn resolver_allows_reads_of_other_columns() {
         "SELECT count(*) FROM customer",
         "SELECT first_name FROM customer AS c(a)",
         r#"SELECT "Email" FROM customer"#,
+        "SELECT (SELECT customer FROM (SELECT 1 AS x) AS customer) FROM customer AS c",
     ];
     for sql in safe {
         assert_eq!(
