@@ -30,7 +30,14 @@ for target in ["check_bytes", "fixed_point", "differential_pg", "grammar"]:
     corpus = root / "corpus" / target
     corpus.mkdir(parents=True, exist_ok=True)
     if target == "grammar":
-        # Its seeds are text cases for core/tests/fuzz_regressions.rs; libFuzzer builds its own.
+        # Its seeds are text cases for core/tests/fuzz_regressions.rs. Start from 128 fixed
+        # pseudo-random inputs instead, half for each grammar (first byte even: dangerous/benign
+        # postgres grammar; odd: name-resolution shapes), large enough to build nested queries.
+        import random
+        r = random.Random(11)
+        for i in range(128):
+            data = bytes([2 * r.randrange(128) + i % 2]) + bytes(r.randrange(256) for _ in range(512))
+            (corpus / f"random-{i:03d}").write_bytes(data)
         continue
     seeds = root / "seeds" / target
     if seeds.is_dir():

@@ -37,7 +37,10 @@ fn save_slow(data: &[u8], ms: u64) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/artifacts/check_bytes");
     let path = format!("{dir}/slow-{ms}ms-{:016x}", hasher.finish());
     match std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, data)) {
-        Ok(()) => eprintln!("check_bytes: saved a {ms} ms input ({} bytes) to {path}", data.len()),
+        Ok(()) => eprintln!(
+            "check_bytes: saved a {ms} ms input ({} bytes) to {path}",
+            data.len()
+        ),
         Err(e) => eprintln!("check_bytes: could not save a slow input to {path}: {e}"),
     }
 }
@@ -51,7 +54,11 @@ fuzz_target!(|data: &[u8]| {
         if ms > slow_limit_ms() {
             save_slow(data, ms);
             if std::env::var_os("SQLGATE_FUZZ_SLOW_PANIC").is_some() {
-                panic!("check took {ms} ms (> {} ms) for {} bytes", slow_limit_ms(), data.len());
+                panic!(
+                    "check took {ms} ms (> {} ms) for {} bytes",
+                    slow_limit_ms(),
+                    data.len()
+                );
             }
         }
     }

@@ -1,7 +1,9 @@
 //! Every payload the postgres guard allows must be, for PostgreSQL's own parser (libpg_query),
 //! exactly one SelectStmt with no locking clause, no INTO, no data-modifying statement anywhere,
 //! no system catalog (the fuzzed policies do not allow them) and only functions that are on the
-//! postgres allowlist or that sqlgate itself reported.
+//! postgres allowlist or that sqlgate itself reported. And it must read the same on a server
+//! with `standard_conforming_strings = off` (a backslash escapes the next character inside
+//! `'...'`): same number of statements, same tree, same string values.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -26,6 +28,12 @@ fuzz_target!(|data: &[u8]| {
     if let Err(problem) = sqlgate_fuzz::pg::check_approved(&approved) {
         panic!(
             "DIFFERENTIAL: {problem}\n  input:    {sql:?}\n  approved: {:?}",
+            approved.sql
+        );
+    }
+    if let Err(problem) = sqlgate_fuzz::pg::check_standard_strings_off(&approved.sql) {
+        panic!(
+            "DIFFERENTIAL (standard_conforming_strings = off): {problem}\n  input:    {sql:?}\n  approved: {:?}",
             approved.sql
         );
     }

@@ -220,10 +220,14 @@ pub enum Expect {
     Dangerous,
     /// Only benign, valid postgres was generated: the guard must allow.
     Benign,
+    /// A name-resolution case for the policy of [`names_policy`] in this dialect, with the
+    /// fixture catalog or not: whatever is approved must pass [`names_oracle`].
+    Names(Dialect, bool),
 }
 
 /// Header of a text-form `grammar` case: `-- expect: dangerous` or `-- expect: benign`, a
 /// newline, then the SQL. The `grammar` target and the regression test both accept this form.
+/// Name-resolution cases read `-- expect: names <dialect>` or `-- expect: names <dialect> catalog`.
 pub const GRAMMAR_HEADER: &str = "-- expect: ";
 
 /// Parses a text-form grammar case.
@@ -231,9 +235,19 @@ pub fn parse_grammar_case(data: &[u8]) -> Option<(Expect, String)> {
     let text = std::str::from_utf8(data).ok()?;
     let rest = text.strip_prefix(GRAMMAR_HEADER)?;
     let (word, sql) = rest.split_once('\n')?;
-    let expect = match word.trim() {
+    let mut words = word.split_whitespace();
+    let expect = match words.next()? {
         "dangerous" => Expect::Dangerous,
         "benign" => Expect::Benign,
+        "names" => {
+            let dialect: Dialect = words.next()?.parse().ok()?;
+            let catalog = match words.next() {
+                None => false,
+                Some("catalog") => true,
+                Some(_) => return None,
+            };
+            Expect::Names(dialect, catalog)
+        }
         _ => return None,
     };
     Some((expect, sql.to_string()))
@@ -242,6 +256,10 @@ pub fn parse_grammar_case(data: &[u8]) -> Option<(Expect, String)> {
 /// `grammar`: with the postgres dialect and the default policy, dangerous SQL is refused and
 /// benign SQL is allowed (and then a fixed point).
 pub fn grammar_oracle(sql: &str, expect: Expect) {
+    if let Expect::Names(dialect, catalog) = expect {
+        names_oracle(dialect, catalog, sql);
+        return;
+    }
     let g = guard(Dialect::Postgres, 0);
     match (expect, g.check(sql)) {
         (Expect::Dangerous, Ok(a)) => panic!(
@@ -255,6 +273,773 @@ pub fn grammar_oracle(sql: &str, expect: Expect) {
         ),
         (Expect::Benign, Ok(_)) => {
             fixed_point_with(g, Dialect::Postgres, sql);
+        }
+        (Expect::Names(..), _) => {}
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Name resolution: an independent, deliberately simple and conservative resolver.
+// ---------------------------------------------------------------------------------------------
+
+/// The protected table of the name-resolution policy.
+pub const PROTECTED_TABLE: &str = "customer";
+/// Its protected columns.
+pub const PROTECTED_COLUMNS: &[&str] = &["email", "phone"];
+/// The denied table of the name-resolution policy.
+pub const DENIED_TABLE: &str = "employee";
+
+/// The shared engine fixture (see tests/vectors and the engine suite): table, columns in order.
+pub const FIXTURE: &[(&str, &[&str])] = &[
+    (
+        "customer",
+        &[
+            "customer_id",
+            "first_name",
+            "last_name",
+            "email",
+            "phone",
+            "country",
+            "support_rep_id",
+        ],
+    ),
+    (
+        "employee",
+        &["employee_id", "first_name", "last_name", "email", "salary"],
+    ),
+    (
+        "invoice",
+        &["invoice_id", "customer_id", "total", "billing_country"],
+    ),
+    ("t", &["a", "b"]),
+];
+
+/// The dialects the name-resolution shapes run in: the engines this project tests against.
+pub const NAME_DIALECTS: [Dialect; 4] = [
+    Dialect::Postgres,
+    Dialect::Mysql,
+    Dialect::Sqlite,
+    Dialect::Duckdb,
+];
+
+/// The fixture as a catalog.
+pub fn fixture_catalog() -> sqlgate::Catalog {
+    sqlgate::Catalog {
+        tables: FIXTURE
+            .iter()
+            .map(|(name, cols)| sqlgate::CatalogTable {
+                name: (*name).to_string(),
+                columns: cols
+                    .iter()
+                    .map(|c| sqlgate::CatalogColumn {
+                        name: (*c).to_string(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+    }
+}
+
+/// The name-resolution policy ("PII"): `tables.deny employee`, `columns.deny customer.email,
+/// customer.phone`, with or without the fixture as catalog.
+pub fn names_policy(dialect: Dialect, catalog: bool) -> Policy {
+    Policy {
+        tables: TableRules {
+            allow: Vec::new(),
+            deny: vec![DENIED_TABLE.into()],
+        },
+        columns: ColumnRules {
+            deny: PROTECTED_COLUMNS
+                .iter()
+                .map(|c| format!("{PROTECTED_TABLE}.{c}"))
+                .collect(),
+        },
+        catalog: catalog.then(fixture_catalog),
+        ..Policy::for_dialect(dialect)
+    }
+}
+
+/// One compiled name-resolution guard per (dialect of [`NAME_DIALECTS`], catalog or not).
+pub fn names_guard(dialect: Dialect, catalog: bool) -> &'static Guard {
+    static GUARDS: OnceLock<Vec<Guard>> = OnceLock::new();
+    let guards = GUARDS.get_or_init(|| {
+        NAME_DIALECTS
+            .iter()
+            .flat_map(|&d| [false, true].map(move |c| (d, c)))
+            .map(|(d, c)| Guard::new(names_policy(d, c)).expect("names policies compile"))
+            .collect()
+    });
+    let index = NAME_DIALECTS
+        .iter()
+        .position(|&d| d == dialect)
+        .unwrap_or(0);
+    &guards[index * 2 + usize::from(catalog)]
+}
+
+/// The `grammar` target's name-resolution oracle: whatever the guard approves is a fixed point and
+/// passes [`protected_reads`]; a failure panics with the SQL.
+pub fn names_oracle(dialect: Dialect, catalog: bool, sql: &str) -> Option<Approved> {
+    let g = names_guard(dialect, catalog);
+    let approved = fixed_point_with(g, dialect, sql)?;
+    if let Err(problem) = protected_reads(dialect, &approved.sql) {
+        panic!(
+            "LEAK: approved SQL can read a protected column or table under some engine's name resolution\n  \
+             {problem}\n  dialect: {dialect}, catalog: {catalog}\n  input:    {sql:?}\n  approved: {:?}",
+            approved.sql
+        );
+    }
+    Some(approved)
+}
+
+/// The conservative resolver. `Err` names the first way `sql` could read `customer.email` /
+/// `customer.phone` (or the denied table) under PostgreSQL, MySQL, SQLite or DuckDB rules:
+///
+/// - a protected column name, bare, in a scope where `customer` is a FROM item at that level or an
+///   enclosing one, unless a nearer level has a FROM item that certainly has a column of that name
+///   (a derived table or CTE whose output, or whose alias column list, names it; a fixture table
+///   that has it): the innermost FROM item that owns a name wins in every engine, and a level with
+///   both is ambiguous. Select-list aliases never stop the search (which clause sees them differs
+///   per engine), except an ORDER BY item that is exactly an output name (every engine sorts by
+///   the output column then);
+/// - a protected column qualified with a name that, at the nearest level naming it, is `customer`
+///   or its alias (also `customer.email` when the table has another alias);
+/// - `*` over a FROM level holding customer (unless it excludes both protected columns),
+///   `c.*`, a whole-row reference `c`, DuckDB `COLUMNS(...)`;
+/// - `USING (email)` or `NATURAL JOIN` in a FROM level holding customer (the merged column is
+///   customer's);
+/// - a column alias list on customer that reaches the protected columns (renames them);
+/// - the denied table anywhere.
+///
+/// Derived tables see every FROM item to their left (DuckDB resolves them laterally without the
+/// keyword). Names compare as the dialect folds them (PostgreSQL: quoted exact, unquoted lower
+/// case; the others: case-insensitive).
+pub fn protected_reads(dialect: Dialect, sql: &str) -> Result<(), String> {
+    use sqlparser::parser::Parser;
+    let pd = parser_dialect(dialect);
+    let statements = match Parser::parse_sql(pd.as_ref(), sql) {
+        Ok(s) => s,
+        Err(_) => return token_fallback(dialect, sql),
+    };
+    let mut r = Resolver {
+        dialect,
+        ctes: Vec::new(),
+        problems: Vec::new(),
+    };
+    for s in &statements {
+        match s {
+            sqlparser::ast::Statement::Query(q) => {
+                let mut env = Vec::new();
+                r.query(q, &mut env);
+            }
+            other => r.problems.push(format!("not a query: {other}")),
+        }
+    }
+    match r.problems.into_iter().next() {
+        Some(p) => Err(p),
+        None => Ok(()),
+    }
+}
+
+/// When the stock sqlparser dialect cannot parse the approved text (core may parse with its own
+/// dialect hooks): refuse if a protected column name and the protected table both appear.
+fn token_fallback(dialect: Dialect, sql: &str) -> Result<(), String> {
+    let d = parser_dialect(dialect);
+    let tokens = Tokenizer::new(d.as_ref(), sql)
+        .tokenize()
+        .map_err(|e| format!("the oracle cannot tokenize it: {e}"))?;
+    let words: Vec<String> = tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w.value.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let has = |n: &str| words.iter().any(|w| w == n);
+    if has(PROTECTED_TABLE) && PROTECTED_COLUMNS.iter().any(|c| has(c)) || has(DENIED_TABLE) {
+        return Err("the oracle's parser cannot parse it and it names customer and a protected column (or the denied table)".into());
+    }
+    Ok(())
+}
+
+#[derive(Clone, Debug, Default)]
+struct Item {
+    customer: bool,
+    /// Names that qualify its columns (alias; for customer also `customer`).
+    names: Vec<String>,
+    /// Columns it certainly has.
+    columns: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Frame {
+    items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Output {
+    columns: Vec<String>,
+}
+
+struct Resolver {
+    dialect: Dialect,
+    /// CTEs in scope: name, output columns.
+    ctes: Vec<(String, Vec<String>)>,
+    problems: Vec<String>,
+}
+
+fn object_idents(name: &sqlparser::ast::ObjectName) -> Vec<sqlparser::ast::Ident> {
+    name.0
+        .iter()
+        .filter_map(|p| match p {
+            sqlparser::ast::ObjectNamePart::Identifier(i) => Some(i.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Collect {
+    depth: usize,
+    bare: Vec<sqlparser::ast::Ident>,
+    qualified: Vec<Vec<sqlparser::ast::Ident>>,
+    stars: Vec<Vec<sqlparser::ast::Ident>>,
+    columns_fn: bool,
+    queries: Vec<sqlparser::ast::Query>,
+}
+
+/// Last parts of every relation name in a node, lower case.
+#[derive(Default)]
+struct Relations {
+    names: Vec<String>,
+}
+
+impl sqlparser::ast::Visitor for Relations {
+    type Break = ();
+
+    fn pre_visit_relation(
+        &mut self,
+        name: &sqlparser::ast::ObjectName,
+    ) -> std::ops::ControlFlow<()> {
+        if let Some(last) = object_idents(name).last() {
+            self.names.push(last.value.to_ascii_lowercase());
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
+impl sqlparser::ast::Visitor for Collect {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, q: &sqlparser::ast::Query) -> std::ops::ControlFlow<()> {
+        if self.depth == 0 {
+            self.queries.push(q.clone());
+        }
+        self.depth += 1;
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &sqlparser::ast::Query) -> std::ops::ControlFlow<()> {
+        self.depth -= 1;
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &sqlparser::ast::Expr) -> std::ops::ControlFlow<()> {
+        use sqlparser::ast::{AccessExpr, Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
+        if self.depth > 0 {
+            return std::ops::ControlFlow::Continue(());
+        }
+        match e {
+            Expr::Identifier(i) => self.bare.push(i.clone()),
+            Expr::CompoundIdentifier(parts) => self.qualified.push(parts.clone()),
+            Expr::QualifiedWildcard(name, _) => self.stars.push(object_idents(name)),
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                if let (Expr::Identifier(q), Some(AccessExpr::Dot(Expr::Identifier(c)))) =
+                    (root.as_ref(), access_chain.first())
+                {
+                    self.qualified.push(vec![q.clone(), c.clone()]);
+                }
+            }
+            Expr::Function(f) => {
+                let name = object_idents(&f.name);
+                if name
+                    .last()
+                    .is_some_and(|n| n.value.eq_ignore_ascii_case("columns"))
+                {
+                    self.columns_fn = true;
+                }
+                if let FunctionArguments::List(list) = &f.args {
+                    for a in &list.args {
+                        let arg = match a {
+                            FunctionArg::Named { arg, .. }
+                            | FunctionArg::ExprNamed { arg, .. }
+                            | FunctionArg::Unnamed(arg) => arg,
+                        };
+                        if let FunctionArgExpr::QualifiedWildcard(n) = arg {
+                            self.stars.push(object_idents(n));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
+impl Resolver {
+    fn norm(&self, id: &sqlparser::ast::Ident) -> String {
+        if self.dialect == Dialect::Postgres && id.quote_style.is_some() {
+            id.value.clone()
+        } else {
+            id.value.to_ascii_lowercase()
+        }
+    }
+
+    fn protected(&self, id: &sqlparser::ast::Ident) -> Option<&'static str> {
+        let n = self.norm(id);
+        PROTECTED_COLUMNS.iter().copied().find(|c| *c == n)
+    }
+
+    fn flag(&mut self, what: String) {
+        self.problems.push(what);
+    }
+
+    fn query(&mut self, q: &sqlparser::ast::Query, env: &mut Vec<Frame>) -> Output {
+        use sqlparser::ast::{Expr, OrderByKind};
+        let ctes_before = self.ctes.len();
+        if let Some(with) = &q.with {
+            for cte in &with.cte_tables {
+                let name = self.norm(&cte.alias.name);
+                if with.recursive {
+                    // The body may read itself: columns unknown while it is walked.
+                    self.ctes.push((name.clone(), Vec::new()));
+                }
+                let out = self.query(&cte.query, env);
+                let columns = if cte.alias.columns.is_empty() {
+                    out.columns
+                } else {
+                    cte.alias
+                        .columns
+                        .iter()
+                        .map(|c| self.norm(&c.name))
+                        .collect()
+                };
+                self.ctes.push((name, columns));
+            }
+        }
+        let (out, frame) = self.set_expr(&q.body, env);
+        if let Some(ob) = &q.order_by {
+            if let OrderByKind::Expressions(list) = &ob.kind {
+                env.push(frame.unwrap_or_default());
+                for item in list {
+                    if let Expr::Identifier(id) = &item.expr {
+                        if out.columns.contains(&self.norm(id)) {
+                            continue;
+                        }
+                    }
+                    self.node(&item.expr, env);
+                }
+                env.pop();
+            }
+        }
+        self.node(&q.limit_clause, env);
+        self.node(&q.fetch, env);
+        self.ctes.truncate(ctes_before);
+        out
+    }
+
+    fn set_expr(
+        &mut self,
+        body: &sqlparser::ast::SetExpr,
+        env: &mut Vec<Frame>,
+    ) -> (Output, Option<Frame>) {
+        use sqlparser::ast::SetExpr;
+        match body {
+            SetExpr::Select(s) => {
+                let (out, frame) = self.select(s, env);
+                (out, Some(frame))
+            }
+            SetExpr::Query(q) => (self.query(q, env), None),
+            SetExpr::SetOperation { left, right, .. } => {
+                let (out, _) = self.set_expr(left, env);
+                self.set_expr(right, env);
+                (out, None)
+            }
+            other => {
+                self.node(other, env);
+                (Output::default(), None)
+            }
+        }
+    }
+
+    fn frame_has_customer(env: &[Frame]) -> bool {
+        env.last()
+            .is_some_and(|f| f.items.iter().any(|i| i.customer))
+    }
+
+    fn select(&mut self, s: &sqlparser::ast::Select, env: &mut Vec<Frame>) -> (Output, Frame) {
+        use sqlparser::ast::{SelectItem, SelectItemQualifiedWildcardKind};
+        env.push(Frame::default());
+        for twj in &s.from {
+            self.table_with_joins(twj, env);
+        }
+        let mut out = Output::default();
+        for item in &s.projection {
+            match item {
+                SelectItem::UnnamedExpr(e) => {
+                    self.node(e, env);
+                    out.columns.push(self.output_name(e));
+                }
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    self.node(expr, env);
+                    out.columns.push(self.norm(alias));
+                }
+                SelectItem::ExprWithAliases { expr, aliases } => {
+                    self.node(expr, env);
+                    out.columns.extend(aliases.iter().map(|a| self.norm(a)));
+                }
+                SelectItem::Wildcard(opts) => {
+                    if Self::frame_has_customer(env) && !self.excludes_protected(opts) {
+                        self.flag("`*` over a FROM level that holds customer".into());
+                    }
+                    if let Some(f) = env.last() {
+                        out.columns
+                            .extend(f.items.iter().flat_map(|i| i.columns.clone()));
+                    }
+                }
+                SelectItem::QualifiedWildcard(kind, opts) => match kind {
+                    SelectItemQualifiedWildcardKind::ObjectName(name) => {
+                        let parts = object_idents(name);
+                        if let Some(item) = self.lookup_qualifier(&parts, env) {
+                            if item.customer && !self.excludes_protected(opts) {
+                                self.flag(format!("`{name}.*` over customer"));
+                            }
+                            out.columns.extend(item.columns);
+                        }
+                    }
+                    SelectItemQualifiedWildcardKind::Expr(e) => self.node(e, env),
+                },
+            }
+        }
+        let mut rest = s.clone();
+        rest.from.clear();
+        rest.projection.clear();
+        self.node(&rest, env);
+        let frame = env.pop().unwrap_or_default();
+        (out, frame)
+    }
+
+    fn excludes_protected(&self, opts: &sqlparser::ast::WildcardAdditionalOptions) -> bool {
+        use sqlparser::ast::{ExceptSelectItem, ExcludeSelectItem};
+        let mut names: Vec<String> = Vec::new();
+        match &opts.opt_exclude {
+            Some(ExcludeSelectItem::Single(n)) => {
+                names.extend(object_idents(n).last().map(|i| self.norm(i)))
+            }
+            Some(ExcludeSelectItem::Multiple(list)) => names.extend(
+                list.iter()
+                    .filter_map(|n| object_idents(n).last().map(|i| self.norm(i))),
+            ),
+            None => {}
+        }
+        if let Some(ExceptSelectItem {
+            first_element,
+            additional_elements,
+        }) = &opts.opt_except
+        {
+            names.push(self.norm(first_element));
+            names.extend(additional_elements.iter().map(|i| self.norm(i)));
+        }
+        opts.opt_replace.is_none()
+            && opts.opt_rename.is_none()
+            && PROTECTED_COLUMNS
+                .iter()
+                .all(|c| names.iter().any(|n| n == c))
+    }
+
+    fn output_name(&self, e: &sqlparser::ast::Expr) -> String {
+        use sqlparser::ast::Expr;
+        match e {
+            Expr::Identifier(i) => self.norm(i),
+            Expr::CompoundIdentifier(parts) => {
+                parts.last().map(|i| self.norm(i)).unwrap_or_default()
+            }
+            _ => "?column?".into(),
+        }
+    }
+
+    fn table_with_joins(&mut self, twj: &sqlparser::ast::TableWithJoins, env: &mut Vec<Frame>) {
+        use sqlparser::ast::{JoinConstraint, JoinOperator};
+        self.factor(&twj.relation, env);
+        for j in &twj.joins {
+            self.factor(&j.relation, env);
+            let constraint = match &j.join_operator {
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::Left(c)
+                | JoinOperator::LeftOuter(c)
+                | JoinOperator::Right(c)
+                | JoinOperator::RightOuter(c)
+                | JoinOperator::FullOuter(c)
+                | JoinOperator::CrossJoin(c)
+                | JoinOperator::Semi(c)
+                | JoinOperator::LeftSemi(c)
+                | JoinOperator::RightSemi(c)
+                | JoinOperator::Anti(c)
+                | JoinOperator::LeftAnti(c)
+                | JoinOperator::RightAnti(c)
+                | JoinOperator::StraightJoin(c) => Some(c),
+                JoinOperator::AsOf {
+                    match_condition,
+                    constraint,
+                } => {
+                    self.node(match_condition, env);
+                    Some(constraint)
+                }
+                _ => None,
+            };
+            match constraint {
+                Some(JoinConstraint::On(e)) => self.node(e, env),
+                Some(JoinConstraint::Using(names) | JoinConstraint::UsingAlias(names, _)) => {
+                    for n in names {
+                        let parts = object_idents(n);
+                        if let Some(c) = parts.last().and_then(|i| self.protected(i)) {
+                            if Self::frame_has_customer(env) {
+                                self.flag(format!(
+                                    "USING ({c}) in a FROM level that holds customer"
+                                ));
+                            }
+                        }
+                    }
+                }
+                Some(JoinConstraint::Natural) => {
+                    let risky = env.last().is_some_and(|f| {
+                        f.items.iter().any(|i| i.customer)
+                            && f.items.iter().any(|i| {
+                                !i.customer
+                                    && (i.columns.is_empty()
+                                        || i.columns
+                                            .iter()
+                                            .any(|c| PROTECTED_COLUMNS.contains(&c.as_str())))
+                            })
+                    });
+                    if risky {
+                        self.flag("NATURAL JOIN in a FROM level that holds customer and another item that may have a protected column".into());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn push_item(env: &mut [Frame], item: Item) {
+        if let Some(f) = env.last_mut() {
+            f.items.push(item);
+        }
+    }
+
+    fn factor(&mut self, tf: &sqlparser::ast::TableFactor, env: &mut Vec<Frame>) {
+        use sqlparser::ast::TableFactor;
+        match tf {
+            TableFactor::Table {
+                name, alias, args, ..
+            } => {
+                if let Some(args) = args {
+                    self.node(args, env);
+                }
+                let parts = object_idents(name);
+                let Some(last) = parts.last() else {
+                    return;
+                };
+                let n = self.norm(last);
+                let cte = if parts.len() == 1 {
+                    self.ctes
+                        .iter()
+                        .rev()
+                        .find(|(c, _)| *c == n)
+                        .map(|(_, cols)| cols.clone())
+                } else {
+                    None
+                };
+                if n == DENIED_TABLE {
+                    self.flag(format!("the denied table {name} is read"));
+                }
+                let customer = n == PROTECTED_TABLE;
+                let mut columns = match (&cte, customer) {
+                    (Some(cols), false) => cols.clone(),
+                    _ => FIXTURE
+                        .iter()
+                        .find(|(t, _)| *t == n)
+                        .map(|(_, c)| c.iter().map(|s| s.to_string()).collect())
+                        .unwrap_or_default(),
+                };
+                let mut names = vec![n.clone()];
+                if let Some(a) = alias {
+                    names = vec![self.norm(&a.name)];
+                    if customer {
+                        names.push(PROTECTED_TABLE.into());
+                    }
+                    if !a.columns.is_empty() {
+                        if customer && a.columns.len() >= 4 {
+                            self.flag(format!(
+                                "a column alias list on customer renames its protected columns: {tf}"
+                            ));
+                        }
+                        columns = a.columns.iter().map(|c| self.norm(&c.name)).collect();
+                    }
+                }
+                Self::push_item(
+                    env,
+                    Item {
+                        customer,
+                        names,
+                        columns,
+                    },
+                );
+            }
+            TableFactor::Derived {
+                subquery, alias, ..
+            } => {
+                let out = self.query(subquery, env);
+                let mut item = Item {
+                    customer: false,
+                    names: Vec::new(),
+                    columns: out.columns,
+                };
+                if let Some(a) = alias {
+                    item.names.push(self.norm(&a.name));
+                    if !a.columns.is_empty() {
+                        item.columns = a.columns.iter().map(|c| self.norm(&c.name)).collect();
+                    }
+                }
+                Self::push_item(env, item);
+            }
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
+                let start = env.last().map_or(0, |f| f.items.len());
+                self.table_with_joins(table_with_joins, env);
+                if let Some(a) = alias {
+                    let n = self.norm(&a.name);
+                    if let Some(f) = env.last_mut() {
+                        for item in f.items.iter_mut().skip(start) {
+                            item.names.push(n.clone());
+                        }
+                    }
+                }
+            }
+            other => {
+                // PIVOT, UNPIVOT, table functions, UNNEST, ...: an item of unknown columns that is
+                // customer (for bare names and `*`) when it reads customer anywhere inside.
+                let mut relations = Relations::default();
+                let _ = sqlparser::ast::Visit::visit(other, &mut relations);
+                if relations.names.iter().any(|n| n == DENIED_TABLE) {
+                    self.flag(format!("the denied table is read in {other}"));
+                }
+                let customer = relations.names.iter().any(|n| n == PROTECTED_TABLE);
+                Self::push_item(
+                    env,
+                    Item {
+                        customer,
+                        ..Item::default()
+                    },
+                );
+                self.node(other, env);
+            }
+        }
+    }
+
+    /// The FROM item a qualifier names: at the innermost level that has one of that name.
+    fn lookup_qualifier(&self, parts: &[sqlparser::ast::Ident], env: &[Frame]) -> Option<Item> {
+        let q = self.norm(parts.last()?);
+        for frame in env.iter().rev() {
+            let matching: Vec<&Item> = frame
+                .items
+                .iter()
+                .filter(|i| i.names.contains(&q))
+                .collect();
+            if let Some(c) = matching.iter().find(|i| i.customer) {
+                return Some((*c).clone());
+            }
+            if let Some(first) = matching.first() {
+                return Some((*first).clone());
+            }
+        }
+        // Not in scope at all: an error in every engine, not a read.
+        None
+    }
+
+    fn node<T: sqlparser::ast::Visit>(&mut self, node: &T, env: &mut Vec<Frame>) {
+        let mut c = Collect::default();
+        let _ = node.visit(&mut c);
+        for id in &c.bare {
+            self.bare(id, env);
+        }
+        for parts in &c.qualified {
+            if parts.len() < 2 {
+                continue;
+            }
+            let Some(col) = parts.last().and_then(|i| self.protected(i)) else {
+                continue;
+            };
+            if let Some(item) = self.lookup_qualifier(&parts[..parts.len() - 1], env) {
+                if item.customer {
+                    let text: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+                    self.flag(format!("{} reads customer.{col}", text.join(".")));
+                }
+            }
+        }
+        for parts in &c.stars {
+            if let Some(item) = self.lookup_qualifier(parts, env) {
+                if item.customer {
+                    self.flag("a qualified `*` over customer inside an expression".into());
+                }
+            }
+        }
+        if c.columns_fn && env.iter().any(|f| f.items.iter().any(|i| i.customer)) {
+            self.flag("COLUMNS(...) in a scope that holds customer".into());
+        }
+        for q in &c.queries {
+            self.query(q, env);
+        }
+    }
+
+    fn bare(&mut self, id: &sqlparser::ast::Ident, env: &[Frame]) {
+        let n = self.norm(id);
+        if let Some(col) = self.protected(id) {
+            for frame in env.iter().rev() {
+                if frame.items.iter().any(|i| i.customer) {
+                    self.flag(format!(
+                        "bare {id} can resolve to customer.{col} (customer is a FROM item at this level or an enclosing one)"
+                    ));
+                    return;
+                }
+                if frame.items.iter().any(|i| i.columns.contains(&n)) {
+                    return;
+                }
+            }
+            return;
+        }
+        // A whole-row reference to customer: `c`, `to_json(c)`, by the name it has in FROM (the
+        // alias when there is one: the first of its names), at the nearest level with that name.
+        if FIXTURE[0].1.contains(&n.as_str()) {
+            return;
+        }
+        for frame in env.iter().rev() {
+            let matching: Vec<&Item> = frame
+                .items
+                .iter()
+                .filter(|i| i.names.first() == Some(&n))
+                .collect();
+            if matching.iter().any(|i| i.customer) {
+                self.flag(format!("{id} is a whole-row reference to customer"));
+            }
+            if !matching.is_empty() {
+                return;
+            }
         }
     }
 }

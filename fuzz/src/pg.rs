@@ -163,3 +163,104 @@ fn walk(v: &Value, approved: &Approved, ctes: &[String], problems: &mut Vec<Stri
         _ => {}
     }
 }
+
+/// Inserts `E` before the opening quote of every standard string constant (`'...'`) that
+/// PostgreSQL's scanner finds in `sql` with `standard_conforming_strings = on`: that is exactly how
+/// a server with the setting off scans them (scan.l: `{xqstart}` begins `xe`, the escape-string
+/// state, when the setting is off). `N'...'` becomes `nchar E'...'` (the scanner returns the `n` as
+/// the keyword NCHAR). `None` when the text does not scan or holds no standard string.
+pub fn standard_strings_off_text(sql: &str) -> Option<String> {
+    use pg_query::protobuf::Token;
+    let scanned = pg_query::scan(sql).ok()?;
+    let tokens = &scanned.tokens;
+    let bytes = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut last = 0usize;
+    let mut changed = false;
+    for (i, tok) in tokens.iter().enumerate() {
+        if tok.token != Token::Sconst as i32 {
+            continue;
+        }
+        let start = usize::try_from(tok.start).ok()?;
+        // E'...', $$...$$ and U&'...' (USCONST) are not standard strings.
+        if bytes.get(start) != Some(&b'\'') || start < last {
+            continue;
+        }
+        let nchar = i > 0 && {
+            let prev = &tokens[i - 1];
+            prev.token == Token::Nchar as i32 && prev.end == tok.start && prev.end - prev.start == 1
+        };
+        if nchar {
+            out.push_str(sql.get(last..start - 1)?);
+            out.push_str("nchar ");
+        } else {
+            out.push_str(sql.get(last..start)?);
+        }
+        out.push('E');
+        last = start;
+        changed = true;
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(sql.get(last..)?);
+    Some(out)
+}
+
+/// The parse tree as JSON without source positions, for comparing two readings of one query.
+fn tree_without_locations(parsed: &pg_query::ParseResult) -> Result<Value, String> {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                // Source positions: `location`, `stmt_location`, `stmt_len` and PostgreSQL 18's
+                // `rexpr_list_start` / `rexpr_list_end` (the parentheses of an IN list).
+                map.retain(|k, _| {
+                    !(k.contains("location")
+                        || k == "stmt_len"
+                        || k.ends_with("_list_start")
+                        || k.ends_with("_list_end"))
+                });
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(&parsed.protobuf.stmts).map_err(|e| e.to_string())?;
+    strip(&mut v);
+    Ok(v)
+}
+
+/// `standard_conforming_strings = off`: the approved SQL must read the same on a server with the
+/// setting off as with it on (libpg_query's reading). The off reading is emulated with
+/// [`standard_strings_off_text`]; it must parse, to as many statements and the same tree
+/// (positions aside; string values included, since `'\n'` is two characters on and one off).
+/// SQL that does not parse with the setting on is not checked (the server cannot run it).
+pub fn check_standard_strings_off(sql: &str) -> Result<(), String> {
+    let Ok(on) = pg_query::parse(sql, pg_query::ParserOptions::default()) else {
+        return Ok(());
+    };
+    let Some(off_text) = standard_strings_off_text(sql) else {
+        return Ok(());
+    };
+    let off = pg_query::parse(&off_text, pg_query::ParserOptions::default()).map_err(|e| {
+        format!(
+            "with standard_conforming_strings = off PostgreSQL cannot parse it ({e}); \
+             the off reading is {off_text:?}"
+        )
+    })?;
+    let (n_on, n_off) = (on.protobuf.stmts.len(), off.protobuf.stmts.len());
+    if n_on != n_off {
+        return Err(format!(
+            "with standard_conforming_strings = off PostgreSQL sees {n_off} statements, {n_on} with it on; \
+             the off reading is {off_text:?}"
+        ));
+    }
+    if tree_without_locations(&on)? != tree_without_locations(&off)? {
+        return Err(format!(
+            "with standard_conforming_strings = off PostgreSQL reads a different tree \
+             (structure or string values); the off reading is {off_text:?}"
+        ));
+    }
+    Ok(())
+}

@@ -52,3 +52,162 @@ fn grammar_renders_and_oracle_holds_for_pseudo_random_inputs() {
     }
     assert!(dangerous > 0);
 }
+
+/// The conservative resolver flags every way of reading customer.email / customer.phone that the
+/// issue's review found (and a few more), in every name-resolution dialect.
+#[test]
+fn resolver_flags_protected_reads() {
+    let leaks = [
+        "SELECT email AS email FROM customer",
+        "SELECT first_name AS x FROM customer WHERE email = 'a'",
+        "SELECT first_name AS email FROM customer WHERE email LIKE '%'",
+        "SELECT first_name AS email FROM customer GROUP BY email",
+        "SELECT first_name AS email, count(*) FROM customer GROUP BY 1 HAVING max(email) > ''",
+        "SELECT first_name AS email FROM customer ORDER BY lower(email)",
+        "SELECT row_number() OVER (PARTITION BY email) FROM customer",
+        "SELECT row_number() OVER (ORDER BY phone) FROM customer",
+        "SELECT (SELECT email FROM invoice LIMIT 1) FROM customer",
+        "SELECT (SELECT email FROM customer LIMIT 1) FROM (SELECT 1 AS email) AS d",
+        "SELECT (SELECT d.email FROM customer AS d LIMIT 1) FROM (SELECT 1 AS email) AS d",
+        "SELECT d.email FROM (SELECT 1 AS x) AS d, customer AS d",
+        "WITH k AS (SELECT 1 AS email) SELECT (SELECT email FROM customer) FROM k",
+        "SELECT 1 FROM customer WHERE EXISTS (SELECT 1 FROM t WHERE email = 'a')",
+        "SELECT 1 FROM customer AS c WHERE 'a' IN (SELECT c.email FROM t)",
+        "SELECT x.e FROM customer AS c, LATERAL (SELECT email AS e) AS x",
+        "SELECT x.e FROM customer AS c, (SELECT c.phone AS e) AS x",
+        "SELECT email FROM customer JOIN (SELECT 1 AS email) AS d USING (email)",
+        "SELECT 1 FROM customer JOIN (SELECT 1 AS email) AS d USING (email)",
+        "SELECT * FROM customer NATURAL JOIN (SELECT 1 AS email) AS d",
+        "SELECT first_name FROM customer NATURAL JOIN (SELECT 'x' AS phone) AS d",
+        "SELECT * FROM customer",
+        "SELECT c.* FROM customer AS c",
+        "SELECT public.customer.email FROM public.customer",
+        "SELECT customer.email FROM customer AS c",
+        "SELECT c FROM customer AS c",
+        "SELECT mail FROM customer AS c(a, b, d, mail)",
+        "SELECT 1 FROM employee",
+        "SELECT public.customer.* FROM customer",
+        "SELECT (SELECT count(*) FROM customer WHERE email LIKE 'a%') FROM (SELECT 1 AS x) AS email",
+        "SELECT EMAIL FROM customer",
+        "SELECT (SELECT (SELECT email FROM t) FROM invoice) FROM customer",
+        "SELECT 1 FROM customer AS c JOIN invoice AS i ON c.email = 'x'",
+    ];
+    for dialect in oracles::NAME_DIALECTS {
+        for sql in leaks {
+            assert!(
+                oracles::protected_reads(dialect, sql).is_err(),
+                "{dialect}: not flagged: {sql}"
+            );
+        }
+    }
+    // DuckDB's lateral-by-default derived tables, QUALIFY and COLUMNS.
+    for sql in [
+        "SELECT d.e FROM customer, (SELECT email AS e) AS d",
+        "SELECT first_name FROM customer QUALIFY row_number() OVER (ORDER BY email) = 1",
+        "SELECT COLUMNS('e.*') FROM customer",
+        "SELECT * FROM customer PIVOT (count(*) FOR email IN ('a', 'b'))",
+        "SELECT * FROM customer UNPIVOT (v FOR k IN (email, phone))",
+    ] {
+        assert!(
+            oracles::protected_reads(Dialect::Duckdb, sql).is_err(),
+            "duckdb: not flagged: {sql}"
+        );
+    }
+    // Quoted names are case-insensitive outside PostgreSQL.
+    for dialect in [Dialect::Sqlite, Dialect::Duckdb] {
+        assert!(oracles::protected_reads(dialect, r#"SELECT "Email" FROM customer"#).is_err());
+    }
+    assert!(oracles::protected_reads(Dialect::Mysql, "SELECT `Email` FROM customer").is_err());
+}
+
+/// And it does not flag reads that no engine resolves to a protected column: the oracle must not
+/// crash on a guard that resolves names correctly.
+#[test]
+fn resolver_allows_reads_of_other_columns() {
+    let safe = [
+        "SELECT first_name, last_name FROM customer",
+        "SELECT first_name AS email FROM customer",
+        "SELECT first_name AS email FROM customer ORDER BY email",
+        "SELECT d.email FROM (SELECT first_name AS email FROM customer) AS d",
+        "SELECT email FROM (SELECT first_name AS email FROM customer) AS d WHERE email > ''",
+        "SELECT (SELECT email FROM (SELECT 1 AS email) AS d) FROM customer",
+        "SELECT (SELECT d.email FROM customer AS c LIMIT 1) FROM (SELECT 1 AS email) AS d",
+        "WITH k AS (SELECT first_name AS email FROM customer) SELECT email FROM k",
+        "WITH k(email) AS (SELECT first_name FROM customer) SELECT k.email FROM k",
+        "SELECT v.email FROM (VALUES (1)) AS v(email)",
+        "SELECT email FROM t",
+        "SELECT c.first_name FROM customer AS c JOIN invoice AS i USING (customer_id)",
+        "SELECT * FROM invoice NATURAL JOIN t",
+        "SELECT count(*) FROM customer",
+        "SELECT first_name FROM customer AS c(a)",
+        r#"SELECT "Email" FROM customer"#,
+        "SELECT (SELECT customer FROM (SELECT 1 AS x) AS customer) FROM customer AS c",
+    ];
+    for sql in safe {
+        assert_eq!(
+            oracles::protected_reads(Dialect::Postgres, sql),
+            Ok(()),
+            "flagged: {sql}"
+        );
+    }
+    assert_eq!(
+        oracles::protected_reads(
+            Dialect::Duckdb,
+            "SELECT * EXCLUDE (email, phone) FROM customer"
+        ),
+        Ok(())
+    );
+}
+
+/// The `standard_conforming_strings = off` reading: `E` before each standard literal (and
+/// `nchar E` for `N'...'`), nothing for E'', $$ and U&'' strings.
+#[test]
+fn standard_strings_off_rewrite() {
+    assert_eq!(
+        pg::standard_strings_off_text("SELECT 'a', E'b', $$c$$, N'd'").as_deref(),
+        Some("SELECT E'a', E'b', $$c$$, nchar E'd'")
+    );
+    assert_eq!(pg::standard_strings_off_text("SELECT 1"), None);
+    assert_eq!(
+        pg::check_standard_strings_off("SELECT 'it''s', N'x', 'a'\n'b'"),
+        Ok(())
+    );
+    assert_eq!(
+        pg::check_standard_strings_off("SELECT 'a' -- '\\\n"),
+        Ok(())
+    );
+    // Positions shift by the inserted `E`: they are not part of the comparison.
+    assert_eq!(
+        pg::check_standard_strings_off("SELECT 1 WHERE b LIKE 'x%' AND c IN (1, 2) ORDER BY 'z'"),
+        Ok(())
+    );
+    // Stacked statements behind a backslash-quote: one statement on, two off.
+    let e = pg::check_standard_strings_off("SELECT 'a\\', ' ; DELETE FROM t -- '").unwrap_err();
+    assert!(e.contains("2 statements"), "{e}");
+    // The same statement shape, but another string value.
+    let e = pg::check_standard_strings_off("SELECT 'a\\nb'").unwrap_err();
+    assert!(e.contains("different tree"), "{e}");
+}
+
+/// No false alarm of the `standard_conforming_strings = off` reading: every shared vector without
+/// a backslash reads the same both ways.
+#[test]
+fn standard_strings_off_agrees_without_backslashes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+        for line in text.lines().filter(|l| l.starts_with('{')) {
+            let row: serde_json::Value = serde_json::from_str(line).unwrap();
+            let Some(sql) = row["sql"].as_str() else {
+                continue;
+            };
+            if sql.contains('\\') || sql.contains('\0') {
+                continue;
+            }
+            n += 1;
+            assert_eq!(pg::check_standard_strings_off(sql), Ok(()), "{sql}");
+        }
+    }
+    assert!(n > 100, "only {n} vectors");
+}

@@ -1,0 +1,2 @@
+-- expect: names mysql
+SELECT first_name AS email, count(*) FROM customer GROUP BY email

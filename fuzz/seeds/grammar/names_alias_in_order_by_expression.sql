@@ -1,0 +1,2 @@
+-- expect: names postgres catalog
+SELECT first_name AS email FROM customer ORDER BY lower(email)

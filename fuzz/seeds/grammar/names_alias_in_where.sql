@@ -1,0 +1,2 @@
+-- expect: names postgres
+SELECT first_name AS email FROM customer WHERE email LIKE '%@%'

@@ -1,0 +1,2 @@
+-- expect: names postgres
+SELECT email AS email FROM customer

@@ -1,0 +1,2 @@
+-- expect: names postgres
+SELECT mail FROM customer AS c(a, b, d, mail)

@@ -1,0 +1,2 @@
+-- expect: names postgres
+SELECT (SELECT email FROM invoice LIMIT 1) FROM customer

@@ -1,0 +1,2 @@
+-- expect: names duckdb
+SELECT (SELECT count(*) FROM customer WHERE email LIKE 'secret%') FROM (SELECT 1 AS x) AS email

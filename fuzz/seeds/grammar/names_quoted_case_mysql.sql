@@ -1,0 +1,2 @@
+-- expect: names mysql
+SELECT first_name AS `Email` FROM customer WHERE `EMAIL` > ''

@@ -1,0 +1,2 @@
+-- expect: names postgres catalog
+SELECT d.email FROM (SELECT first_name AS email FROM customer) AS d ORDER BY email

@@ -1,0 +1,2 @@
+-- expect: names postgres
+SELECT public.customer.* FROM customer

@@ -1,0 +1,2 @@
+-- expect: names postgres catalog
+SELECT public.customer.* FROM customer

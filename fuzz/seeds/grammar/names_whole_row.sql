@@ -1,0 +1,2 @@
+-- expect: names postgres
+SELECT c FROM customer AS c
