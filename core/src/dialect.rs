@@ -149,12 +149,6 @@ impl Dialect {
         )
     }
 
-    /// True when a backslash before a quote in a standard string may be read as an escape by
-    /// the server depending on a setting (PostgreSQL's `standard_conforming_strings`).
-    pub fn backslash_quote_is_ambiguous(self) -> bool {
-        matches!(self, Dialect::Postgres | Dialect::Redshift)
-    }
-
     /// True when the engine itself reads `SELECT TOP n`. sqlparser accepts TOP in other dialects
     /// too, where the engine would read `TOP (5) a` as a call to a function `top`.
     pub fn supports_top(self) -> bool {
