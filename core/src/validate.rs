@@ -1012,8 +1012,15 @@ impl<'c, 'a> Walker<'c, 'a> {
         // Some FROM item on the way could own any name (its columns are unknown).
         let mut open_ended = false;
         let mut weak_remaining = 0usize;
+        let mut bound = false;
         for level in scope.levels() {
             let weak = weak_remaining > 0;
+            // Bound: the levels still scanned are the SELECT's other FROM items that this part
+            // of it cannot see (an ON clause); a protected one there is refused all the same,
+            // since engines differ on what an ON clause sees.
+            if bound && !weak {
+                break;
+            }
             let mut binds_here = false;
             for source in &level.sources {
                 match source.known_columns() {
@@ -1042,9 +1049,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 }
             }
             exists |= binds_here || level.aliases.iter().any(|a| a == name);
-            if binds_here && !weak {
-                break;
-            }
+            bound |= binds_here && !weak;
             weak_remaining = weak_remaining.saturating_sub(1).max(level.weak_levels);
         }
         // A bare table name or alias is also a whole-row reference (`SELECT c FROM customer c`).

@@ -772,6 +772,9 @@ impl Resolver {
 
     fn table_with_joins(&mut self, twj: &sqlparser::ast::TableWithJoins, env: &mut Vec<Frame>) {
         use sqlparser::ast::{JoinConstraint, JoinOperator};
+        // NATURAL merges the columns of this join's members only, not of the level's other
+        // comma-separated FROM items.
+        let first_member = env.last().map_or(0, |f| f.items.len());
         self.factor(&twj.relation, env);
         for j in &twj.joins {
             self.factor(&j.relation, env);
@@ -816,8 +819,9 @@ impl Resolver {
                 }
                 Some(JoinConstraint::Natural) => {
                     let risky = env.last().is_some_and(|f| {
-                        f.items.iter().any(|i| i.customer)
-                            && f.items.iter().any(|i| {
+                        let members = f.items.get(first_member..).unwrap_or_default();
+                        members.iter().any(|i| i.customer)
+                            && members.iter().any(|i| {
                                 !i.customer
                                     && (i.columns.is_empty()
                                         || i.columns
@@ -826,7 +830,7 @@ impl Resolver {
                             })
                     });
                     if risky {
-                        self.flag("NATURAL JOIN in a FROM level that holds customer and another item that may have a protected column".into());
+                        self.flag("NATURAL JOIN of customer with another item that may have a protected column".into());
                     }
                 }
                 _ => {}
