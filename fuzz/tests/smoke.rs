@@ -82,7 +82,6 @@ fn resolver_flags_protected_reads() {
         "SELECT * FROM customer",
         "SELECT c.* FROM customer AS c",
         "SELECT public.customer.email FROM public.customer",
-        "SELECT customer.email FROM customer AS c",
         "SELECT c FROM customer AS c",
         "SELECT mail FROM customer AS c(a, b, d, mail)",
         "SELECT 1 FROM employee",
