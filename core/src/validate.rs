@@ -131,15 +131,6 @@ impl Source {
         }
     }
 
-    /// The name that qualifies this item's columns: its alias, or a table's own name.
-    fn exposed_name(&self) -> Option<&str> {
-        match (&self.alias, &self.kind) {
-            (Some(alias), _) => Some(alias),
-            (None, SourceKind::Table(t)) => t.parts.last().map(String::as_str),
-            (None, SourceKind::Derived(_)) => None,
-        }
-    }
-
     fn known_columns(&self) -> Option<&[String]> {
         match &self.kind {
             SourceKind::Table(t) => t.columns.as_deref(),
@@ -421,21 +412,6 @@ impl<'c, 'a> Walker<'c, 'a> {
         for item in from {
             let sources = self.table_with_joins(item, &scope, 1)?;
             scope.sources.extend(sources);
-        }
-        // Two FROM items under one name: engines refuse it or read `name.x` from either one.
-        for (i, source) in scope.sources.iter().enumerate() {
-            let Some(name) = source.exposed_name() else {
-                continue;
-            };
-            if scope.sources[..i]
-                .iter()
-                .any(|s| s.exposed_name() == Some(name))
-            {
-                return Err(
-                    unsupported(&format!("two FROM items are named `{name}`"), location)
-                        .with_hint("give each FROM item its own alias"),
-                );
-            }
         }
         if !lateral_views.is_empty() {
             self.exprs(lateral_views, &scope)?;
