@@ -856,7 +856,6 @@ impl<'c, 'a> Walker<'c, 'a> {
                     .levels()
                     .flat_map(|l| l.sources.iter())
                     .filter(|s| s.is_named(&q))
-                    .take(1)
                     .collect();
                 if named.is_empty() {
                     // The engine would reject it, or read something this walker cannot see.
