@@ -1052,8 +1052,9 @@ impl<'c, 'a> Walker<'c, 'a> {
             weak_remaining = weak_remaining.saturating_sub(1).max(level.weak_levels);
         }
         // A bare table name or alias is also a whole-row reference (`SELECT c FROM customer c`).
+        let as_qualifier = [name.to_string()];
         for source in scope.levels().flat_map(|l| l.sources.iter()) {
-            if !source.is_named(std::slice::from_ref(&name.to_string())) {
+            if !source.is_named(&as_qualifier) {
                 continue;
             }
             if let SourceKind::Table(t) = &source.kind {
