@@ -312,7 +312,6 @@ pub(crate) fn stage(s: sqlgate::Stage) -> types::Stage {
     match s {
         S::Precheck => J::Precheck,
         S::Parse => J::Parse,
-        S::Classify => J::Classify,
         S::Validate => J::Validate,
         S::Rewrite => J::Rewrite,
     }

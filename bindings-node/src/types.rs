@@ -113,8 +113,6 @@ pub enum Stage {
     Precheck,
     /// Parsing.
     Parse,
-    /// Classification.
-    Classify,
     /// Policy validation.
     Validate,
     /// Row cap and regeneration.

@@ -82,7 +82,6 @@ fn stage_str(stage: Stage) -> &'static str {
     match stage {
         Stage::Precheck => "precheck",
         Stage::Parse => "parse",
-        Stage::Classify => "classify",
         Stage::Validate => "validate",
         Stage::Rewrite => "rewrite",
     }

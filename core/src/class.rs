@@ -10,9 +10,22 @@ use crate::dialect::Dialect;
 /// Statement class, in privilege order: `select < session < mutation_create < mutation_delete <
 /// ddl < admin < unknown`. A payload's class is the most privileged class among its statements.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum QueryClass {
     /// SELECT, VALUES, TABLE, read-only WITH, EXPLAIN (no ANALYZE) of those.
     Select,
@@ -32,27 +45,11 @@ pub enum QueryClass {
 
 impl QueryClass {
     /// Every class, in privilege order.
-    pub const ALL: [QueryClass; 7] = [
-        QueryClass::Select,
-        QueryClass::Session,
-        QueryClass::MutationCreate,
-        QueryClass::MutationDelete,
-        QueryClass::Ddl,
-        QueryClass::Admin,
-        QueryClass::Unknown,
-    ];
+    pub const ALL: &'static [QueryClass] = <QueryClass as strum::VariantArray>::VARIANTS;
 
-    /// The stable snake_case string.
+    /// The stable snake_case string (the serde name).
     pub fn as_str(self) -> &'static str {
-        match self {
-            QueryClass::Select => "select",
-            QueryClass::Session => "session",
-            QueryClass::MutationCreate => "mutation_create",
-            QueryClass::MutationDelete => "mutation_delete",
-            QueryClass::Ddl => "ddl",
-            QueryClass::Admin => "admin",
-            QueryClass::Unknown => "unknown",
-        }
+        self.into()
     }
 }
 

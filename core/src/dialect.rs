@@ -21,8 +21,11 @@ use sqlparser::dialect as sp;
     Serialize,
     Deserialize,
     JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Dialect {
     /// PostgreSQL (the default).
     #[default]
@@ -64,39 +67,11 @@ pub enum Folding {
 
 impl Dialect {
     /// Every dialect, in documentation order.
-    pub const ALL: [Dialect; 13] = [
-        Dialect::Postgres,
-        Dialect::Mysql,
-        Dialect::Sqlite,
-        Dialect::Mssql,
-        Dialect::Duckdb,
-        Dialect::Snowflake,
-        Dialect::Bigquery,
-        Dialect::Redshift,
-        Dialect::Clickhouse,
-        Dialect::Databricks,
-        Dialect::Hive,
-        Dialect::Ansi,
-        Dialect::Generic,
-    ];
+    pub const ALL: &'static [Dialect] = <Dialect as strum::VariantArray>::VARIANTS;
 
-    /// The stable lower-case name.
+    /// The stable lower-case name (the serde name).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Dialect::Postgres => "postgres",
-            Dialect::Mysql => "mysql",
-            Dialect::Sqlite => "sqlite",
-            Dialect::Mssql => "mssql",
-            Dialect::Duckdb => "duckdb",
-            Dialect::Snowflake => "snowflake",
-            Dialect::Bigquery => "bigquery",
-            Dialect::Redshift => "redshift",
-            Dialect::Clickhouse => "clickhouse",
-            Dialect::Databricks => "databricks",
-            Dialect::Hive => "hive",
-            Dialect::Ansi => "ansi",
-            Dialect::Generic => "generic",
-        }
+        self.into()
     }
 
     /// The sqlparser dialect used to tokenize and parse: the built-in one, wrapped to read the

@@ -31,8 +31,21 @@ use serde::{Deserialize, Serialize};
 /// | `unsupported_syntax` | validate | a construct the validator does not model (refused, fail closed) |
 /// | `internal_roundtrip` | rewrite | regenerated SQL did not re-check to the same verdict |
 /// | `bad_request` | precheck | a front end received a malformed request (e.g. a bad JSON line) |
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ErrorCode {
     /// No statement in the input.
     Empty,
@@ -82,57 +95,11 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 22] = [
-        ErrorCode::Empty,
-        ErrorCode::TooLarge,
-        ErrorCode::TooDeep,
-        ErrorCode::InvalidCharacter,
-        ErrorCode::ParseError,
-        ErrorCode::MultipleStatements,
-        ErrorCode::StatementNotAllowed,
-        ErrorCode::DataModifyingCte,
-        ErrorCode::SelectInto,
-        ErrorCode::LockingClause,
-        ErrorCode::ExplainAnalyze,
-        ErrorCode::FunctionNotAllowed,
-        ErrorCode::TableNotAllowed,
-        ErrorCode::SystemCatalog,
-        ErrorCode::ColumnNotAllowed,
-        ErrorCode::StarOnRestrictedTable,
-        ErrorCode::UnknownTable,
-        ErrorCode::UnknownColumn,
-        ErrorCode::LimitNotLiteral,
-        ErrorCode::UnsupportedSyntax,
-        ErrorCode::InternalRoundtrip,
-        ErrorCode::BadRequest,
-    ];
+    pub const ALL: &'static [ErrorCode] = <ErrorCode as strum::VariantArray>::VARIANTS;
 
-    /// The stable snake_case string.
+    /// The stable snake_case string (the serde name).
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::Empty => "empty",
-            ErrorCode::TooLarge => "too_large",
-            ErrorCode::TooDeep => "too_deep",
-            ErrorCode::InvalidCharacter => "invalid_character",
-            ErrorCode::ParseError => "parse_error",
-            ErrorCode::MultipleStatements => "multiple_statements",
-            ErrorCode::StatementNotAllowed => "statement_not_allowed",
-            ErrorCode::DataModifyingCte => "data_modifying_cte",
-            ErrorCode::SelectInto => "select_into",
-            ErrorCode::LockingClause => "locking_clause",
-            ErrorCode::ExplainAnalyze => "explain_analyze",
-            ErrorCode::FunctionNotAllowed => "function_not_allowed",
-            ErrorCode::TableNotAllowed => "table_not_allowed",
-            ErrorCode::SystemCatalog => "system_catalog",
-            ErrorCode::ColumnNotAllowed => "column_not_allowed",
-            ErrorCode::StarOnRestrictedTable => "star_on_restricted_table",
-            ErrorCode::UnknownTable => "unknown_table",
-            ErrorCode::UnknownColumn => "unknown_column",
-            ErrorCode::LimitNotLiteral => "limit_not_literal",
-            ErrorCode::UnsupportedSyntax => "unsupported_syntax",
-            ErrorCode::InternalRoundtrip => "internal_roundtrip",
-            ErrorCode::BadRequest => "bad_request",
-        }
+        self.into()
     }
 }
 
@@ -143,15 +110,26 @@ impl fmt::Display for ErrorCode {
 }
 
 /// The pipeline stage that refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Stage {
     /// Checks on the raw text.
     Precheck,
     /// Parsing.
     Parse,
-    /// Classification.
-    Classify,
     /// Policy validation.
     Validate,
     /// Row cap and regeneration.
@@ -159,15 +137,18 @@ pub enum Stage {
 }
 
 impl Stage {
-    /// The stable snake_case string.
+    /// Every stage, in pipeline order.
+    pub const ALL: &'static [Stage] = <Stage as strum::VariantArray>::VARIANTS;
+
+    /// The stable snake_case string (the serde name).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Precheck => "precheck",
-            Stage::Parse => "parse",
-            Stage::Classify => "classify",
-            Stage::Validate => "validate",
-            Stage::Rewrite => "rewrite",
-        }
+        self.into()
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -534,7 +534,7 @@ mod tests {
         let run = move || {
             let mut compared = 0usize;
             let mut failures = Vec::new();
-            for dialect in Dialect::ALL {
+            for &dialect in Dialect::ALL {
                 let inner = built_in(dialect);
                 let wrapped = dialect.parser_dialect();
                 for (sql, _) in texts.iter().filter(|(_, ds)| ds.contains(&dialect)) {

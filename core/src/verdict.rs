@@ -7,8 +7,20 @@ use crate::class::QueryClass;
 use crate::error::GuardError;
 
 /// What happened to the row cap on the outermost query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum LimitAction {
     /// No limit was present; the cap was added.
     Injected,
@@ -18,6 +30,16 @@ pub enum LimitAction {
     Kept,
     /// No cap applies (the policy has none).
     None,
+}
+
+impl LimitAction {
+    /// Every action.
+    pub const ALL: &'static [LimitAction] = <LimitAction as strum::VariantArray>::VARIANTS;
+
+    /// The stable snake_case string (the serde name).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// The row cap as applied to an approved query.
