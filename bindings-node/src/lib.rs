@@ -10,9 +10,6 @@
 //! db.prepare(approved.sql).all()                           // run approved.sql, never the input
 //! ```
 
-#![deny(clippy::unwrap_used, clippy::expect_used)]
-#![warn(missing_docs)]
-
 mod convert;
 mod types;
 

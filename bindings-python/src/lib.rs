@@ -7,7 +7,6 @@
 //! `Rejected` and `PolicyError` are plain Python classes in `sqlgate._errors`, raised from here.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 use std::str::FromStr;
 

@@ -2,6 +2,9 @@
 //! Chinook gold and Spider dev queries, cost against input size, and the cost of a large
 //! data-access policy (50 table patterns, 50 protected columns, a 200-table catalog).
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "support/allocator.rs"]
 mod allocator;
 use allocator::ALLOCATOR;

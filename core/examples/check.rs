@@ -1,4 +1,7 @@
 //! Prints the verdict for each argument: `cargo run -p sqlgate --example check -- [--dialect D] SQL...`
+
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use sqlgate::{Dialect, Guard, Policy};
 
 fn main() {

@@ -1,4 +1,7 @@
 //! Scans a JSONL corpus file and prints refusals: `corpus_scan FILE [DIALECT]`.
+
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use sqlgate::{Dialect, Guard, Policy};
 use std::collections::BTreeMap;
 

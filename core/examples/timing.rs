@@ -2,6 +2,9 @@
 //! prints one JSON object with the median, mean and count (microseconds). Used by
 //! scripts/bench_vs_sqlglot.py so that both tools are timed on the same queries in one run.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../benches/support/allocator.rs"]
 mod allocator;
 use allocator::ALLOCATOR;

@@ -29,7 +29,6 @@
 //! point of the whole pipeline.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod access;
 pub mod catalog;

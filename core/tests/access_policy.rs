@@ -2,6 +2,9 @@
 //! denied table is refused in postgres, mysql, sqlite and snowflake, and the harmless neighbours
 //! stay allowed. (The shared vectors hold more single-dialect cases.)
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use sqlgate::{ColumnRules, Dialect, ErrorCode, Guard, Policy, TableRules};
 
 const DIALECTS: [Dialect; 4] = [

@@ -1,5 +1,8 @@
 //! Public API beyond `check`: row cap override, table and column questions for front ends.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use sqlgate::{ColumnRules, Dialect, Guard, LimitAction, Policy, TableRules};
 
 fn guard() -> Guard {

@@ -2,6 +2,9 @@
 //! allowed (but for a short, justified list), and every non-SELECT statement in PostgreSQL's
 //! regression suite must be refused with the class its own parser gives it.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::{BTreeMap, HashMap};

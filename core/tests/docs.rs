@@ -1,5 +1,8 @@
 //! The README documents every error code, query class and policy field that exists.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use sqlgate::{ErrorCode, Policy, QueryClass};
 
 fn readme() -> String {

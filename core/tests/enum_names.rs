@@ -1,6 +1,9 @@
 //! Each enum's names come from one place (the enum, through strum and serde): the string a caller
 //! reads from `as_str` / `Display` is the one the JSON carries, and parsing it gives the variant.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use serde::{de::DeserializeOwned, Serialize};
 use sqlgate::{Dialect, ErrorCode, LimitAction, QueryClass, Stage};
 

@@ -3,6 +3,9 @@
 //! SQLite runs Spider dev on its own databases; PostgreSQL runs the Chinook gold queries on a
 //! throwaway cluster (`SQLGATE_CHINOOK_URL`, started by scripts/test.sh).
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -9,6 +9,9 @@
 //! Every seed also goes through `check_bytes`. A crash or oracle failure found by fuzzing becomes
 //! a seed file here and, while it is open, a named test below.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[allow(dead_code)]
 #[path = "../../fuzz/src/oracles.rs"]
 mod oracles;

@@ -2,6 +2,9 @@
 //! with `too_deep`; long flat chains (which parse into deep trees) are checked on a stack that
 //! grows with the input.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use sqlgate::{Dialect, ErrorCode, Guard, Policy};
 
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {

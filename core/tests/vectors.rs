@@ -2,6 +2,9 @@
 //! `check` states what a person expects; `expect` is the exact verdict all layers must produce.
 //! `SQLGATE_BLESS=1` rewrites `expect` from the current verdicts, but only where `check` holds.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeSet;

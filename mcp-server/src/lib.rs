@@ -4,8 +4,6 @@
 //! Every decision about SQL lives in core: this crate loads policies, talks to databases, renders
 //! results and speaks MCP. It never re-implements a check.
 
-#![warn(missing_docs)]
-
 pub mod audit;
 pub mod backend;
 pub mod check;

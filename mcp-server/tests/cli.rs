@@ -1,5 +1,8 @@
 //! The `check` and `schema` command line, run as a process.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 

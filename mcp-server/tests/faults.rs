@@ -9,6 +9,9 @@
 //! Needs `SQLGATE_CHINOOK_URL` (set by `scripts/test.sh`, which also means the PostgreSQL server
 //! binaries are installed); skipped with a message without it, a failure under `CI=true`.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;

@@ -1,6 +1,9 @@
 //! The MCP server end to end: an in-process rmcp client, the binary over stdio, and HTTP with auth,
 //! Origin and body-cap checks. All on the embedded demo database.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -2,6 +2,9 @@
 //! Skipped with a clear message when the variable is absent, except under `CI=true`, where its
 //! absence is a failure.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::Duration;
 
 use serde_json::Value;

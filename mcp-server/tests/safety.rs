@@ -16,6 +16,9 @@
 //! in a database this test creates in the cluster of `SQLGATE_CHINOOK_URL` and drops at the end.
 //! Skipped with a message without `SQLGATE_CHINOOK_URL`, a failure under `CI=true`.
 
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
