@@ -12,6 +12,13 @@ pub struct Catalog {
     pub tables: Vec<CatalogTable>,
 }
 
+impl Catalog {
+    /// The JSON Schema of the catalog.
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(Catalog)).unwrap_or_default()
+    }
+}
+
 /// One table or view.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -148,6 +148,11 @@ impl From<Result<Approved, Rejection>> for Verdict {
 }
 
 impl Verdict {
+    /// The JSON Schema of the verdict (the shape `to_json` writes).
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(Verdict)).unwrap_or_default()
+    }
+
     /// The verdict as a JSON string (DESIGN's shape).
     pub fn to_json(&self) -> String {
         // Serialising plain owned data into a String cannot fail.
