@@ -127,7 +127,7 @@ impl Guard {
         self.access.column_protected(&parts, column)
     }
 
-    /// The verdict for `sql` in DESIGN's shape; never fails.
+    /// The verdict for `sql` in its JSON shape (ARCHITECTURE.md, "Verdict contract"); never fails.
     pub fn verdict(&self, sql: &str) -> Verdict {
         Verdict::from(self.check(sql))
     }
@@ -240,7 +240,7 @@ impl Guard {
     /// The self-check: `sql`, printed from the checked and capped `checked`, must pass the
     /// character pre-checks and parse back into one statement equal to `checked`. Equal trees
     /// print the same SQL and get the same verdict (class, tables, columns, functions and limit
-    /// are functions of the tree), so this is the fixed point DESIGN asks for without running
+    /// are functions of the tree), so this is the fixed point (ARCHITECTURE.md, "Pipeline") without running
     /// the validation a second time. Equality ignores only source positions.
     fn self_check(&self, sql: &str, checked: &Statement) -> Result<(), String> {
         let dialect = self.policy.dialect;
