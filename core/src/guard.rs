@@ -240,8 +240,8 @@ impl Guard {
     /// The self-check: `sql`, printed from the checked and capped `checked`, must pass the
     /// character pre-checks and parse back into one statement equal to `checked`. Equal trees
     /// print the same SQL and get the same verdict (class, tables, columns, functions and limit
-    /// are functions of the tree), so this is the fixed point (ARCHITECTURE.md, "Pipeline") without running
-    /// the validation a second time. Equality ignores only source positions.
+    /// are functions of the tree), so this is the fixed point (ARCHITECTURE.md, "Pipeline")
+    /// without running the validation a second time. Equality ignores only source positions.
     fn self_check(&self, sql: &str, checked: &Statement) -> Result<(), String> {
         let dialect = self.policy.dialect;
         let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
