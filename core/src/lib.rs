@@ -47,10 +47,10 @@ pub mod validate;
 pub mod verdict;
 
 pub use catalog::{Catalog, CatalogColumn, CatalogTable, ForeignKey};
-pub use class::{classify, QueryClass};
+pub use class::QueryClass;
 pub use dialect::Dialect;
 pub use error::{ErrorCode, GuardError, Location, Stage};
-pub use guard::Guard;
+pub use guard::{classify, Guard};
 pub use policy::{ColumnRules, FunctionRules, Policy, PolicyError, TableRules};
 pub use verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 

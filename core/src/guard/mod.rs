@@ -2,6 +2,10 @@
 
 use sqlparser::ast::{Statement, UtilityOption};
 
+mod classify;
+
+pub use classify::classify;
+
 use crate::access::AccessPolicy;
 use crate::class::{class_of_unparsed, statement_class, QueryClass};
 use crate::dialect::Dialect;
@@ -325,32 +329,6 @@ impl Guard {
             }
             other => Err(not_allowed(class, other, location)),
         }
-    }
-
-    /// The class of `sql` without any policy (see [`crate::classify`]).
-    pub(crate) fn classify_only(sql: &str, dialect: Dialect) -> QueryClass {
-        // No policy applies, so no guard is built (that would compile the function lists).
-        if check_nul(sql).is_err() {
-            return QueryClass::Unknown;
-        }
-        let Ok(tokens) = tokenize(sql, dialect) else {
-            return QueryClass::Unknown;
-        };
-        let stack = stack_for(&tokens);
-        let max_depth = crate::policy::DEFAULT_MAX_DEPTH;
-        stacker::maybe_grow(stack, stack, || {
-            match parse_tokens(tokens, dialect, max_depth) {
-                Ok(statements) => statements
-                    .iter()
-                    .map(statement_class)
-                    .max()
-                    .unwrap_or(QueryClass::Unknown),
-                // The same fallback as a refused payload's (error path: tokenize again).
-                Err(_) => tokenize(sql, dialect)
-                    .map(|tokens| class_of_unparsed(&tokens, dialect, max_depth))
-                    .unwrap_or(QueryClass::Unknown),
-            }
-        })
     }
 }
 
