@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use crate::catalog::{Catalog, CatalogTable};
 use crate::dialect::Dialect;
-use crate::names::{
-    closest, default_schema, fold_unquoted, is_system_catalog, Pattern, PatternPart,
-};
+use crate::names::{closest, fold_unquoted, is_system_catalog, Pattern, PatternPart};
 use crate::policy::{Policy, PolicyError};
 
 /// A protected column rule: `table.column`, `schema.table.column` or `*.column`.
@@ -193,7 +191,10 @@ impl AccessPolicy {
     }
 
     fn is_allowed(&self, parts: &[String]) -> bool {
-        let default = default_schema(self.dialect).map(|s| fold_unquoted(s, self.dialect));
+        let default = self
+            .dialect
+            .default_schema()
+            .map(|s| fold_unquoted(s, self.dialect));
         let allowed = self.allow.is_empty()
             || self
                 .allow
@@ -254,20 +255,6 @@ impl AccessPolicy {
         } else {
             parts.iter().map(|p| p.to_lowercase()).collect()
         }
-    }
-
-    /// Names of allowed catalog tables (for hints and listings).
-    pub fn allowed_catalog_tables(&self) -> Vec<String> {
-        self.catalog
-            .as_ref()
-            .map(|i| {
-                i.tables
-                    .iter()
-                    .filter(|t| self.is_allowed(&t.parts))
-                    .map(|t| t.parts.join("."))
-                    .collect()
-            })
-            .unwrap_or_default()
     }
 }
 
@@ -333,7 +320,7 @@ impl CatalogIndex {
                     tables.clone().find(|t| t.parts.len() == 1)
                 });
         }
-        let default = default_schema(dialect).map(|s| fold_unquoted(s, dialect));
+        let default = dialect.default_schema().map(|s| fold_unquoted(s, dialect));
         let all: Vec<&IndexedTable> = tables.collect();
         all.iter()
             .find(|t| t.parts.len() == 1 || default.as_deref() == Some(t.parts[0].as_str()))

@@ -58,7 +58,7 @@ pub enum Dialect {
 
 /// How a dialect folds unquoted identifiers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Folding {
+pub(crate) enum Folding {
     /// Unquoted names fold to lower case.
     Lower,
     /// Unquoted names fold to upper case (Snowflake).
@@ -106,7 +106,7 @@ impl Dialect {
     }
 
     /// How unquoted identifiers fold.
-    pub fn folding(self) -> Folding {
+    pub(crate) fn folding(self) -> Folding {
         match self {
             Dialect::Snowflake => Folding::Upper,
             _ => Folding::Lower,
@@ -117,7 +117,7 @@ impl Dialect {
     /// Snowflake). Elsewhere (SQLite, MySQL, DuckDB, SQL Server, ...) names compare
     /// case-insensitively even when quoted, so the guard does too: a deny rule on `customer`
     /// also covers `"Customer"`.
-    pub fn quoted_names_are_exact(self) -> bool {
+    pub(crate) fn quoted_names_are_exact(self) -> bool {
         matches!(
             self,
             Dialect::Postgres | Dialect::Redshift | Dialect::Snowflake
@@ -126,17 +126,107 @@ impl Dialect {
 
     /// True when the engine itself reads `SELECT TOP n`. sqlparser accepts TOP in other dialects
     /// too, where the engine would read `TOP (5) a` as a call to a function `top`.
-    pub fn supports_top(self) -> bool {
+    pub(crate) fn supports_top(self) -> bool {
         matches!(
             self,
             Dialect::Mssql | Dialect::Snowflake | Dialect::Redshift
         )
     }
+}
 
-    /// True when the dialect ships an allowlist of side-effect-free functions
-    /// (others start from a denylist of known-dangerous ones).
-    pub fn has_function_allowlist(self) -> bool {
-        matches!(self, Dialect::Postgres | Dialect::Sqlite)
+/// What each dialect's engine reads, decided here once; the modules that act on a fact
+/// (pre-checks, token preparation, the row cap, names, functions) ask for it by name.
+impl Dialect {
+    /// The schema an unqualified name lives in when the dialect has a fixed default.
+    pub(crate) fn default_schema(self) -> Option<&'static str> {
+        match self {
+            Dialect::Postgres | Dialect::Redshift => Some("public"),
+            Dialect::Sqlite | Dialect::Duckdb => Some("main"),
+            Dialect::Mssql => Some("dbo"),
+            Dialect::Snowflake => Some("PUBLIC"),
+            _ => None,
+        }
+    }
+
+    /// The schema of the built-in functions, when a call may name it (`pg_catalog.lower(x)`).
+    pub(crate) fn builtin_function_schema(self) -> Option<&'static str> {
+        match self {
+            Dialect::Postgres => Some("pg_catalog"),
+            _ => None,
+        }
+    }
+
+    /// True for ANSI and generic: they name no engine, so how a server reads an escape is
+    /// unknown.
+    pub(crate) fn names_no_engine(self) -> bool {
+        matches!(self, Dialect::Generic | Dialect::Ansi)
+    }
+
+    /// True when every engine of the dialect reads a backslash in a plain quoted string the way
+    /// sqlparser's dialect does, whatever the server's settings: never an escape (sqlite, duckdb,
+    /// mssql) or always one (snowflake, bigquery, clickhouse, databricks).
+    pub(crate) fn plain_backslash_is_settled(self) -> bool {
+        matches!(
+            self,
+            Dialect::Sqlite
+                | Dialect::Duckdb
+                | Dialect::Mssql
+                | Dialect::Snowflake
+                | Dialect::Bigquery
+                | Dialect::Clickhouse
+                | Dialect::Databricks
+        )
+    }
+
+    /// True when the engine reads a double-quoted name as a string with backslash escapes
+    /// (Hive).
+    pub(crate) fn escapes_in_quoted_names(self) -> bool {
+        self == Dialect::Hive
+    }
+
+    /// True when the engine pairs a backslash with the quote after it even in a raw string
+    /// (BigQuery).
+    pub(crate) fn raw_strings_pair_backslash_quotes(self) -> bool {
+        self == Dialect::Bigquery
+    }
+
+    /// True when the engine reads `$$...$$` as a string.
+    pub(crate) fn reads_dollar_quoted_strings(self) -> bool {
+        matches!(
+            self,
+            Dialect::Postgres | Dialect::Duckdb | Dialect::Snowflake
+        )
+    }
+
+    /// True when the engine reads `U&"..."` as one identifier (PostgreSQL since 8.4; the SQL
+    /// standard), or may (Redshift; refused there too, failing closed). DuckDB reads `U&"x"` as
+    /// `U & "x"`, as sqlparser does.
+    pub(crate) fn reads_unicode_identifiers(self) -> bool {
+        matches!(
+            self,
+            Dialect::Postgres | Dialect::Redshift | Dialect::Ansi | Dialect::Generic
+        )
+    }
+
+    /// True when the engine reads a `FOR READ ONLY` locking clause (a no-op), which sqlparser
+    /// does not parse.
+    pub(crate) fn reads_for_read_only(self) -> bool {
+        matches!(self, Dialect::Postgres | Dialect::Generic)
+    }
+
+    /// True when the engine reads a window frame offset that starts with a string literal
+    /// (`'1 year'::interval PRECEDING`), which sqlparser reads as an INTERVAL.
+    pub(crate) fn reads_string_frame_offsets(self) -> bool {
+        matches!(
+            self,
+            Dialect::Postgres | Dialect::Duckdb | Dialect::Generic | Dialect::Ansi
+        )
+    }
+
+    /// True when the engine's only row limits are `TOP` and `OFFSET ... ROWS FETCH` (T-SQL has
+    /// no LIMIT, and its OFFSET needs ROWS).
+    pub(crate) fn limits_rows_with_top_or_fetch(self) -> bool {
+        self == Dialect::Mssql
     }
 }
 

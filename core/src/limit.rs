@@ -73,7 +73,7 @@ pub fn apply(
             return apply(inner, max_rows, dialect);
         }
     }
-    if dialect == Dialect::Mssql {
+    if dialect.limits_rows_with_top_or_fetch() {
         refuse_non_tsql_limits(query)?;
     }
     // TOP on the outermost SELECT (SQL Server, also parsed for a few other dialects).
@@ -149,8 +149,8 @@ pub fn apply(
             limit: None,
             offset: Some(offset),
             ..
-        }) if dialect == Dialect::Mssql || offset.rows != OffsetRows::None => {
-            if dialect == Dialect::Mssql && offset.rows == OffsetRows::None {
+        }) if dialect.limits_rows_with_top_or_fetch() || offset.rows != OffsetRows::None => {
+            if dialect.limits_rows_with_top_or_fetch() && offset.rows == OffsetRows::None {
                 offset.rows = OffsetRows::Rows;
             }
             query.fetch = Some(fetch_first(cap));
@@ -238,7 +238,7 @@ fn refuse_non_tsql_limits(query: &Query) -> Result<(), GuardError> {
 
 /// Adds the cap to a query that has none, in the dialect's form.
 fn inject(query: &mut Query, cap: u64, dialect: Dialect) {
-    if dialect == Dialect::Mssql {
+    if dialect.limits_rows_with_top_or_fetch() {
         if let SetExpr::Select(select) = query.body.as_mut() {
             if query.order_by.is_none() {
                 select.top = Some(sqlparser::ast::Top {

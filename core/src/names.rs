@@ -105,16 +105,6 @@ impl Pattern {
         }
         true
     }
-
-    /// True when the last part (the object itself) matches `name`, whatever its qualifiers:
-    /// the conservative reading for deny lists.
-    pub fn matches_last(&self, last: &str) -> bool {
-        match self.parts.last() {
-            Some(PatternPart::Any) => true,
-            Some(PatternPart::Exact(p)) => p == last,
-            None => false,
-        }
-    }
 }
 
 /// Splits `a."b.c".d` into `[("a", false), ("b.c", true), ("d", false)]`.
@@ -150,17 +140,6 @@ pub fn split_dotted(text: &str) -> Result<Vec<(String, bool)>, String> {
     }
     parts.push((current, quoted));
     Ok(parts)
-}
-
-/// The schema an unqualified name lives in when the dialect has a fixed default.
-pub fn default_schema(dialect: Dialect) -> Option<&'static str> {
-    match dialect {
-        Dialect::Postgres | Dialect::Redshift => Some("public"),
-        Dialect::Sqlite | Dialect::Duckdb => Some("main"),
-        Dialect::Mssql => Some("dbo"),
-        Dialect::Snowflake => Some("PUBLIC"),
-        _ => None,
-    }
 }
 
 /// True when a (folded) relation name is a system catalog in `dialect`.
@@ -218,13 +197,6 @@ pub fn is_system_catalog(name: &[String], dialect: Dialect) -> bool {
         Dialect::Clickhouse => any_qualifier(&["system"]),
         Dialect::Databricks | Dialect::Hive => any_qualifier(&["system", "sys"]),
     }
-}
-
-/// Levenshtein distance, case-insensitive.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    bounded_distance(&a, &b, usize::MAX).unwrap_or(usize::MAX)
 }
 
 /// Levenshtein distance between `a` and `b` when it is at most `limit`, else `None`. Stops as
@@ -293,7 +265,6 @@ mod tests {
         let p = Pattern::parse("Sales.Orders", Dialect::Postgres).unwrap();
         assert!(p.matches(&name(&["sales", "orders"]), Some("public")));
         assert!(!p.matches(&name(&["orders"]), Some("public")));
-        assert!(p.matches_last("orders"));
         let p = Pattern::parse("orders", Dialect::Snowflake).unwrap();
         assert!(p.matches(&name(&["DB", "S", "ORDERS"]), None));
         let p = Pattern::parse("\"MixedCase\"", Dialect::Postgres).unwrap();
@@ -335,6 +306,13 @@ mod tests {
             Some("artist")
         );
         assert_eq!(closest("zzzzzz", ["artist", "album"]), None);
+    }
+
+    /// Levenshtein distance, case-insensitive, without a limit.
+    fn edit_distance(a: &str, b: &str) -> usize {
+        let a: Vec<char> = a.to_lowercase().chars().collect();
+        let b: Vec<char> = b.to_lowercase().chars().collect();
+        bounded_distance(&a, &b, usize::MAX).unwrap_or(usize::MAX)
     }
 
     /// The textbook Levenshtein table, kept apart from `bounded_distance` so that the bounded

@@ -34,7 +34,7 @@ pub fn tokenize(sql: &str, dialect: Dialect) -> Result<Vec<TokenWithSpan>, Guard
 /// Number of statements on the token stream: one, plus one for every `;` that is followed by
 /// anything but whitespace, comments and further `;`. Returns the count and the location of the
 /// first separating `;`.
-pub fn count_statements(tokens: &[TokenWithSpan]) -> (usize, Option<Location>) {
+pub(crate) fn count_statements(tokens: &[TokenWithSpan]) -> (usize, Option<Location>) {
     let mut count = 0;
     let mut in_statement = false;
     let mut first_separator = None;
@@ -66,7 +66,7 @@ pub fn count_statements(tokens: &[TokenWithSpan]) -> (usize, Option<Location>) {
 }
 
 /// Parses the tokens into statements with `max_depth` as the recursion limit.
-pub fn parse_tokens(
+pub(crate) fn parse_tokens(
     tokens: Vec<TokenWithSpan>,
     dialect: Dialect,
     max_depth: usize,
@@ -96,11 +96,11 @@ pub fn parse_tokens(
 ///   while `('1 year'::interval) PRECEDING` is read the same way by the server and by sqlparser.
 ///
 /// Idempotent: the regenerated SQL comes back through here unchanged.
-pub fn prepare_tokens(
+pub(crate) fn prepare_tokens(
     tokens: Vec<TokenWithSpan>,
     dialect: Dialect,
 ) -> Result<Vec<TokenWithSpan>, GuardError> {
-    if reads_unicode_identifiers(dialect) {
+    if dialect.reads_unicode_identifiers() {
         refuse_unicode_identifiers(&tokens, dialect)?;
     }
     // One cheap pass decides whether the rarer rewrites need to look at all.
@@ -111,12 +111,8 @@ pub fn prepare_tokens(
             has_frame |= matches!(w.keyword, Keyword::ROWS | Keyword::RANGE | Keyword::GROUPS);
         }
     }
-    let drop_read_only = has_read && matches!(dialect, Dialect::Postgres | Dialect::Generic);
-    let frames = has_frame
-        && matches!(
-            dialect,
-            Dialect::Postgres | Dialect::Duckdb | Dialect::Generic | Dialect::Ansi
-        );
+    let drop_read_only = has_read && dialect.reads_for_read_only();
+    let frames = has_frame && dialect.reads_string_frame_offsets();
     let read_only = if drop_read_only {
         read_only_clauses(&tokens)
     } else {
@@ -145,16 +141,6 @@ pub fn prepare_tokens(
         out.push(t);
     }
     Ok(out)
-}
-
-/// Dialects whose engine reads `U&"..."` as one identifier (PostgreSQL since 8.4; the SQL
-/// standard), or may (Redshift; refused there too, failing closed). DuckDB reads `U&"x"` as
-/// `U & "x"`, as sqlparser does.
-fn reads_unicode_identifiers(dialect: Dialect) -> bool {
-    matches!(
-        dialect,
-        Dialect::Postgres | Dialect::Redshift | Dialect::Ansi | Dialect::Generic
-    )
 }
 
 /// Refuses `U&"..."`: a word `U` directly followed by `&` directly followed by a double-quoted
@@ -357,7 +343,7 @@ fn location_in_message(message: &str) -> Option<Location> {
 /// parse but whose intent is clear: MySQL's `LOCK IN SHARE MODE`, PostgreSQL's `FOR NO KEY UPDATE`
 /// and `FOR KEY SHARE`, and `INTO OUTFILE / DUMPFILE`.
 /// The payload stays refused either way; this only gives the agent the real reason.
-pub fn explain_parse_failure(
+pub(crate) fn explain_parse_failure(
     tokens: &[TokenWithSpan],
 ) -> Option<(ErrorCode, &'static str, &'static str)> {
     let words: Vec<(String, &TokenWithSpan)> = tokens
@@ -398,7 +384,7 @@ pub fn explain_parse_failure(
 }
 
 /// True when a token is a comment or whitespace.
-pub fn is_trivia(token: &Token) -> bool {
+pub(crate) fn is_trivia(token: &Token) -> bool {
     matches!(
         token,
         Token::Whitespace(

@@ -42,7 +42,7 @@ use crate::error::{ErrorCode, GuardError, Location, Stage};
 use crate::policy::Policy;
 
 /// Refuses input over `max_sql_bytes` without looking at it further.
-pub fn check_size(sql: &str, max_sql_bytes: usize) -> Result<(), GuardError> {
+pub(crate) fn check_size(sql: &str, max_sql_bytes: usize) -> Result<(), GuardError> {
     if sql.len() > max_sql_bytes {
         return Err(GuardError::new(
             ErrorCode::TooLarge,
@@ -83,7 +83,7 @@ pub fn check_token_count(tokens: &[TokenWithSpan], max_tokens: usize) -> Result<
 
 /// True for characters that hide or reorder text: NBSP, zero-width and bidi controls, word
 /// joiners and invisible operators, the BOM and tag characters.
-pub fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     matches!(c,
         '\u{00A0}' | '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}'
         | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
@@ -94,7 +94,7 @@ pub fn is_invisible(c: char) -> bool {
 }
 
 /// Refuses a NUL anywhere (before tokenizing, since tokenizers disagree about it).
-pub fn check_nul(sql: &str) -> Result<(), GuardError> {
+pub(crate) fn check_nul(sql: &str) -> Result<(), GuardError> {
     if let Some(offset) = sql.find('\0') {
         return Err(GuardError::new(
             ErrorCode::InvalidCharacter,
@@ -112,7 +112,10 @@ pub fn check_nul(sql: &str) -> Result<(), GuardError> {
 /// [`check_literal`]); returns `empty` when no token is a statement token.
 ///
 /// `lexing` is the dialect, or better the whole policy (which may say how a MySQL server quotes).
-pub fn check_tokens(tokens: &[TokenWithSpan], lexing: impl Into<Lexing>) -> Result<(), GuardError> {
+pub(crate) fn check_tokens(
+    tokens: &[TokenWithSpan],
+    lexing: impl Into<Lexing>,
+) -> Result<(), GuardError> {
     let lexing = lexing.into();
     let mut meaningful = false;
     for t in tokens {
@@ -184,11 +187,11 @@ pub fn check_tokens(tokens: &[TokenWithSpan], lexing: impl Into<Lexing>) -> Resu
 /// What the precheck needs to know about how the server reads text: the dialect, and for MySQL
 /// whether the server runs with `ANSI_QUOTES` (`None`: unknown).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lexing {
+pub(crate) struct Lexing {
     /// The policy's dialect.
-    pub dialect: Dialect,
+    pub(crate) dialect: Dialect,
     /// The policy's `mysql_ansi_quotes`.
-    pub mysql_ansi_quotes: Option<bool>,
+    pub(crate) mysql_ansi_quotes: Option<bool>,
 }
 
 impl From<Dialect> for Lexing {
@@ -207,22 +210,6 @@ impl From<&Policy> for Lexing {
             mysql_ansi_quotes: policy.mysql_ansi_quotes,
         }
     }
-}
-
-/// True when every engine of `dialect` reads a backslash in a plain quoted string the way
-/// sqlparser's dialect does, whatever the server's settings: never an escape (sqlite, duckdb,
-/// mssql) or always one (snowflake, bigquery, clickhouse, databricks).
-fn plain_backslash_is_settled(dialect: Dialect) -> bool {
-    matches!(
-        dialect,
-        Dialect::Sqlite
-            | Dialect::Duckdb
-            | Dialect::Mssql
-            | Dialect::Snowflake
-            | Dialect::Bigquery
-            | Dialect::Clickhouse
-            | Dialect::Databricks
-    )
 }
 
 /// True for the tokens [`check_literal`] looks at: every string literal, double-quoted included.
@@ -266,9 +253,9 @@ fn backslash_refusal(dialect: Dialect) -> Refusal {
 
 /// Refuses a literal the server could delimit differently from sqlparser under some setting
 /// (the rules are in the module documentation): `(message, hint)`.
-pub fn check_literal(token: &Token, lexing: Lexing) -> Result<(), Refusal> {
+pub(crate) fn check_literal(token: &Token, lexing: Lexing) -> Result<(), Refusal> {
     let dialect = lexing.dialect;
-    let plain_ok = plain_backslash_is_settled(dialect);
+    let plain_ok = dialect.plain_backslash_is_settled();
     match token {
         Token::SingleQuotedString(s)
         | Token::NationalStringLiteral(s)
@@ -320,7 +307,7 @@ pub fn check_literal(token: &Token, lexing: Lexing) -> Result<(), Refusal> {
         | Token::DoubleQuotedRawStringLiteral(s)
         | Token::TripleSingleQuotedRawStringLiteral(s)
         | Token::TripleDoubleQuotedRawStringLiteral(s)
-            if dialect == Dialect::Bigquery
+            if dialect.raw_strings_pair_backslash_quotes()
                 && (s.ends_with('\\') || s.contains("\\'") || s.contains("\\\"")) =>
         {
             Err((
@@ -331,7 +318,7 @@ pub fn check_literal(token: &Token, lexing: Lexing) -> Result<(), Refusal> {
             ))
         }
         Token::EscapedStringLiteral(s)
-            if matches!(dialect, Dialect::Generic | Dialect::Ansi)
+            if dialect.names_no_engine()
                 && sqlparser::ast::Value::EscapedStringLiteral(s.clone())
                     .to_string()
                     .contains('\\') =>
@@ -339,10 +326,7 @@ pub fn check_literal(token: &Token, lexing: Lexing) -> Result<(), Refusal> {
             Err(backslash_refusal(dialect))
         }
         Token::DollarQuotedString(d) => {
-            if !matches!(
-                dialect,
-                Dialect::Postgres | Dialect::Duckdb | Dialect::Snowflake
-            ) {
+            if !dialect.reads_dollar_quoted_strings() {
                 Err((
                     format!("a dollar-quoted string: {dialect} does not read $$...$$ as a string"),
                     "use a single-quoted string".into(),
@@ -370,9 +354,11 @@ pub fn check_literal(token: &Token, lexing: Lexing) -> Result<(), Refusal> {
 /// Refuses a quoted name the server could read as a string with backslash escapes (Hive's
 /// `"..."`).
 fn check_quoted_name(word: &sqlparser::tokenizer::Word, lexing: Lexing) -> Result<(), Refusal> {
-    if lexing.dialect == Dialect::Hive && word.quote_style == Some('"') && word.value.contains('\\')
+    if lexing.dialect.escapes_in_quoted_names()
+        && word.quote_style == Some('"')
+        && word.value.contains('\\')
     {
-        return Err(backslash_refusal(Dialect::Hive));
+        return Err(backslash_refusal(lexing.dialect));
     }
     Ok(())
 }
@@ -425,7 +411,7 @@ fn reject_invisible(text: &str, location: Option<Location>) -> Result<(), GuardE
 }
 
 /// 1-based line/column (in characters) of a byte offset.
-pub fn location_of_offset(sql: &str, offset: usize) -> Location {
+pub(crate) fn location_of_offset(sql: &str, offset: usize) -> Location {
     let before = &sql[..offset.min(sql.len())];
     let line = before.matches('\n').count() as u64 + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;

@@ -165,11 +165,6 @@ impl FunctionPolicy {
         })
     }
 
-    /// True when the dialect uses an allowlist.
-    pub fn is_allowlist(&self) -> bool {
-        self.allowlist.is_some()
-    }
-
     /// Checks a function called in an expression, given as folded parts
     /// (`["pg_catalog", "pg_sleep"]`). Function names compare case-insensitively.
     pub fn check(&self, parts: &[String]) -> Result<(), FunctionRefusal> {
@@ -209,12 +204,9 @@ impl FunctionPolicy {
             None if denied => Err(FunctionRefusal::Denied),
             None => Ok(()),
             Some(list) => {
-                let builtin_schema = match self.dialect {
-                    Dialect::Postgres => {
-                        lower.len() == 1 || (lower.len() == 2 && lower[0] == "pg_catalog")
-                    }
-                    _ => lower.len() == 1,
-                };
+                let builtin_schema = lower.len() == 1
+                    || (lower.len() == 2
+                        && self.dialect.builtin_function_schema() == Some(lower[0].as_str()));
                 if builtin_schema && list.contains(last) {
                     Ok(())
                 } else if denied {
@@ -300,7 +292,7 @@ mod tests {
     #[test]
     fn duckdb_uses_an_allowlist_and_refuses_side_doors() {
         let p = policy(Dialect::Duckdb);
-        assert!(p.is_allowlist());
+        assert!(p.allowlist.is_some());
         for ok in [
             "abs",
             "ROW",
@@ -506,7 +498,7 @@ mod tests {
         ];
         for (dialect, n) in cases {
             let p = policy(dialect);
-            assert!(!p.is_allowlist());
+            assert!(p.allowlist.is_none());
             assert_eq!(
                 p.check(&name(n)),
                 Err(FunctionRefusal::Denied),
