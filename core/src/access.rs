@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::catalog::{Catalog, CatalogTable};
 use crate::dialect::Dialect;
-use crate::names::{closest, fold_unquoted, is_system_catalog, Pattern, PatternPart};
+use crate::names::{closest, fold_unquoted, Pattern, PatternPart};
 use crate::policy::{Policy, PolicyError};
 
 /// A protected column rule: `table.column`, `schema.table.column` or `*.column`.
@@ -161,11 +161,11 @@ impl AccessPolicy {
 
     /// Resolves a (folded) table name: system catalog, allow/deny, catalog lookup.
     pub fn resolve(&self, parts: &[String]) -> Result<ResolvedTable, TableRefusal> {
-        if is_system_catalog(parts, self.dialect) && !self.allow_system_catalogs {
+        if self.dialect.is_system_catalog(parts) && !self.allow_system_catalogs {
             return Err(TableRefusal::SystemCatalog);
         }
         let (parts, columns, spelled_columns) = match &self.catalog {
-            Some(index) if !is_system_catalog(parts, self.dialect) => {
+            Some(index) if !self.dialect.is_system_catalog(parts) => {
                 match index.find(parts, self.dialect) {
                     Some(t) => (
                         t.parts.clone(),
@@ -237,7 +237,7 @@ impl AccessPolicy {
     /// True when queries may read the table named by `parts` (names as the engine stores them).
     pub fn table_allowed(&self, parts: &[String]) -> bool {
         let parts = self.stored(parts);
-        (self.allow_system_catalogs || !is_system_catalog(&parts, self.dialect))
+        (self.allow_system_catalogs || !self.dialect.is_system_catalog(&parts))
             && self.is_allowed(&parts)
     }
 

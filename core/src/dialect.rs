@@ -1,4 +1,6 @@
-//! Supported SQL dialects: the parser each one uses and how it folds unquoted names.
+//! Supported SQL dialects, and every fact about what each one's engine reads (the parser it uses,
+//! how it folds and quotes names, its escapes, its row-limit forms, its system catalogs), decided
+//! here once for the modules that act on them.
 
 use std::fmt;
 use std::str::FromStr;
@@ -228,6 +230,63 @@ impl Dialect {
     pub(crate) fn limits_rows_with_top_or_fetch(self) -> bool {
         self == Dialect::Mssql
     }
+
+    /// True when a (folded) relation name is a system catalog of this dialect's engine.
+    pub(crate) fn is_system_catalog(self, name: &[String]) -> bool {
+        let lower: Vec<String> = name.iter().map(|p| p.to_lowercase()).collect();
+        let last = lower.last().map(String::as_str).unwrap_or("");
+        let qualifiers = &lower[..lower.len().saturating_sub(1)];
+        let any_qualifier = |names: &[&str]| qualifiers.iter().any(|q| names.contains(&q.as_str()));
+        // Every engine that has it: the standard catalog schema.
+        if any_qualifier(&["information_schema"]) || last == "information_schema" {
+            return true;
+        }
+        match self {
+            Dialect::Postgres | Dialect::Redshift | Dialect::Generic | Dialect::Ansi => {
+                any_qualifier(&["pg_catalog", "pg_toast", "pg_internal"])
+                    || last.starts_with("pg_")
+                    || (self == Dialect::Redshift
+                        && (last.starts_with("stl_")
+                            || last.starts_with("stv_")
+                            || last.starts_with("svcs_")
+                            || last.starts_with("stcs_")
+                            || last.starts_with("svv_")
+                            || last.starts_with("svl_")
+                            || last.starts_with("sys_")))
+            }
+            Dialect::Mysql => any_qualifier(&["mysql", "performance_schema", "sys"]),
+            // `dbstat` (page statistics), `bytecode` and `tables_used` (prepared statements) are
+            // eponymous virtual tables over the database's internals.
+            Dialect::Sqlite => {
+                last.starts_with("sqlite_")
+                    || last.starts_with("pragma_")
+                    || matches!(last, "dbstat" | "bytecode" | "tables_used")
+            }
+            Dialect::Mssql => {
+                any_qualifier(&["sys", "master", "msdb", "model", "tempdb"])
+                    || last.starts_with("sys")
+                    || last.starts_with("#")
+            }
+            Dialect::Duckdb => {
+                any_qualifier(&["pg_catalog", "system", "temp"])
+                    || last.starts_with("duckdb_")
+                    || last.starts_with("pragma_")
+                    || last.starts_with("pg_")
+                    || last.starts_with("sqlite_")
+            }
+            Dialect::Snowflake => {
+                lower.first().map(String::as_str) == Some("snowflake") && lower.len() > 1
+                    || any_qualifier(&["account_usage", "organization_usage", "snowflake"])
+            }
+            Dialect::Bigquery => {
+                last.starts_with("information_schema")
+                    || last.contains("information_schema.")
+                    || last.starts_with("__tables")
+            }
+            Dialect::Clickhouse => any_qualifier(&["system"]),
+            Dialect::Databricks | Dialect::Hive => any_qualifier(&["system", "sys"]),
+        }
+    }
 }
 
 impl fmt::Display for Dialect {
@@ -258,5 +317,25 @@ impl FromStr for Dialect {
                     names.join(", ")
                 )
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_sys(parts: &[&str], dialect: Dialect) -> bool {
+        let name: Vec<String> = parts.iter().map(|s| s.to_string()).collect();
+        dialect.is_system_catalog(&name)
+    }
+
+    #[test]
+    fn system_catalogs() {
+        assert!(is_sys(&["pg_class"], Dialect::Postgres));
+        assert!(is_sys(&["pg_catalog", "pg_class"], Dialect::Postgres));
+        assert!(is_sys(&["information_schema", "tables"], Dialect::Mysql));
+        assert!(is_sys(&["sqlite_master"], Dialect::Sqlite));
+        assert!(is_sys(&["mysql", "user"], Dialect::Mysql));
+        assert!(!is_sys(&["orders"], Dialect::Postgres));
     }
 }

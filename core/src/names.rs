@@ -142,63 +142,6 @@ pub fn split_dotted(text: &str) -> Result<Vec<(String, bool)>, String> {
     Ok(parts)
 }
 
-/// True when a (folded) relation name is a system catalog in `dialect`.
-pub fn is_system_catalog(name: &[String], dialect: Dialect) -> bool {
-    let lower: Vec<String> = name.iter().map(|p| p.to_lowercase()).collect();
-    let last = lower.last().map(String::as_str).unwrap_or("");
-    let qualifiers = &lower[..lower.len().saturating_sub(1)];
-    let any_qualifier = |names: &[&str]| qualifiers.iter().any(|q| names.contains(&q.as_str()));
-    // Every engine that has it: the standard catalog schema.
-    if any_qualifier(&["information_schema"]) || last == "information_schema" {
-        return true;
-    }
-    match dialect {
-        Dialect::Postgres | Dialect::Redshift | Dialect::Generic | Dialect::Ansi => {
-            any_qualifier(&["pg_catalog", "pg_toast", "pg_internal"])
-                || last.starts_with("pg_")
-                || (dialect == Dialect::Redshift
-                    && (last.starts_with("stl_")
-                        || last.starts_with("stv_")
-                        || last.starts_with("svcs_")
-                        || last.starts_with("stcs_")
-                        || last.starts_with("svv_")
-                        || last.starts_with("svl_")
-                        || last.starts_with("sys_")))
-        }
-        Dialect::Mysql => any_qualifier(&["mysql", "performance_schema", "sys"]),
-        // `dbstat` (page statistics), `bytecode` and `tables_used` (prepared statements) are
-        // eponymous virtual tables over the database's internals.
-        Dialect::Sqlite => {
-            last.starts_with("sqlite_")
-                || last.starts_with("pragma_")
-                || matches!(last, "dbstat" | "bytecode" | "tables_used")
-        }
-        Dialect::Mssql => {
-            any_qualifier(&["sys", "master", "msdb", "model", "tempdb"])
-                || last.starts_with("sys")
-                || last.starts_with("#")
-        }
-        Dialect::Duckdb => {
-            any_qualifier(&["pg_catalog", "system", "temp"])
-                || last.starts_with("duckdb_")
-                || last.starts_with("pragma_")
-                || last.starts_with("pg_")
-                || last.starts_with("sqlite_")
-        }
-        Dialect::Snowflake => {
-            lower.first().map(String::as_str) == Some("snowflake") && lower.len() > 1
-                || any_qualifier(&["account_usage", "organization_usage", "snowflake"])
-        }
-        Dialect::Bigquery => {
-            last.starts_with("information_schema")
-                || last.contains("information_schema.")
-                || last.starts_with("__tables")
-        }
-        Dialect::Clickhouse => any_qualifier(&["system"]),
-        Dialect::Databricks | Dialect::Hive => any_qualifier(&["system", "sys"]),
-    }
-}
-
 /// Levenshtein distance between `a` and `b` when it is at most `limit`, else `None`. Stops as
 /// soon as every cell of a row exceeds `limit`, so a hopeless pair costs a few rows, not a table.
 fn bounded_distance(a: &[char], b: &[char], limit: usize) -> Option<usize> {
@@ -277,25 +220,6 @@ mod tests {
         assert!(Pattern::parse("a..b", Dialect::Postgres).is_err());
         assert!(Pattern::parse("\"open", Dialect::Postgres).is_err());
         assert!(Pattern::parse("a.b.c.d.e", Dialect::Postgres).is_err());
-    }
-
-    #[test]
-    fn system_catalogs() {
-        assert!(is_system_catalog(&name(&["pg_class"]), Dialect::Postgres));
-        assert!(is_system_catalog(
-            &name(&["pg_catalog", "pg_class"]),
-            Dialect::Postgres
-        ));
-        assert!(is_system_catalog(
-            &name(&["information_schema", "tables"]),
-            Dialect::Mysql
-        ));
-        assert!(is_system_catalog(
-            &name(&["sqlite_master"]),
-            Dialect::Sqlite
-        ));
-        assert!(is_system_catalog(&name(&["mysql", "user"]), Dialect::Mysql));
-        assert!(!is_system_catalog(&name(&["orders"]), Dialect::Postgres));
     }
 
     #[test]
