@@ -1,6 +1,6 @@
 //! Checks on the raw text and its tokens, before any statement is parsed: size, forbidden
 //! characters outside string literals, MySQL executable comments, literals that servers read
-//! differently depending on a setting ([`literals`]), and empty input.
+//! differently depending on a setting (`literals`), and empty input.
 
 mod literals;
 
