@@ -16,13 +16,11 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, IntoPyObjectExt};
 use pythonize::pythonize;
-use sqlgate::policy::{
-    DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
-};
 use sqlgate::{
     Approved, Dialect, ErrorCode, GuardError, Policy, PolicyError, QueryClass, Rejection, Stage,
     Verdict,
 };
+use sqlgate::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS};
 
 /// mimalloc, as in pydantic-core and most napi-rs addons: a check allocates hundreds of small
 /// nodes, and glibc's malloc and free were a quarter of its instructions.

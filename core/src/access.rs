@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use crate::catalog::{Catalog, CatalogTable};
 use crate::dialect::Dialect;
-use crate::names::{
-    closest, default_schema, fold_unquoted, is_system_catalog, Pattern, PatternPart,
-};
+use crate::names::{closest, fold_unquoted, Pattern, PatternPart};
 use crate::policy::{Policy, PolicyError};
 
 /// A protected column rule: `table.column`, `schema.table.column` or `*.column`.
@@ -163,11 +161,11 @@ impl AccessPolicy {
 
     /// Resolves a (folded) table name: system catalog, allow/deny, catalog lookup.
     pub fn resolve(&self, parts: &[String]) -> Result<ResolvedTable, TableRefusal> {
-        if is_system_catalog(parts, self.dialect) && !self.allow_system_catalogs {
+        if self.dialect.is_system_catalog(parts) && !self.allow_system_catalogs {
             return Err(TableRefusal::SystemCatalog);
         }
         let (parts, columns, spelled_columns) = match &self.catalog {
-            Some(index) if !is_system_catalog(parts, self.dialect) => {
+            Some(index) if !self.dialect.is_system_catalog(parts) => {
                 match index.find(parts, self.dialect) {
                     Some(t) => (
                         t.parts.clone(),
@@ -193,7 +191,10 @@ impl AccessPolicy {
     }
 
     fn is_allowed(&self, parts: &[String]) -> bool {
-        let default = default_schema(self.dialect).map(|s| fold_unquoted(s, self.dialect));
+        let default = self
+            .dialect
+            .default_schema()
+            .map(|s| fold_unquoted(s, self.dialect));
         let allowed = self.allow.is_empty()
             || self
                 .allow
@@ -236,7 +237,7 @@ impl AccessPolicy {
     /// True when queries may read the table named by `parts` (names as the engine stores them).
     pub fn table_allowed(&self, parts: &[String]) -> bool {
         let parts = self.stored(parts);
-        (self.allow_system_catalogs || !is_system_catalog(&parts, self.dialect))
+        (self.allow_system_catalogs || !self.dialect.is_system_catalog(&parts))
             && self.is_allowed(&parts)
     }
 
@@ -254,20 +255,6 @@ impl AccessPolicy {
         } else {
             parts.iter().map(|p| p.to_lowercase()).collect()
         }
-    }
-
-    /// Names of allowed catalog tables (for hints and listings).
-    pub fn allowed_catalog_tables(&self) -> Vec<String> {
-        self.catalog
-            .as_ref()
-            .map(|i| {
-                i.tables
-                    .iter()
-                    .filter(|t| self.is_allowed(&t.parts))
-                    .map(|t| t.parts.join("."))
-                    .collect()
-            })
-            .unwrap_or_default()
     }
 }
 
@@ -333,7 +320,7 @@ impl CatalogIndex {
                     tables.clone().find(|t| t.parts.len() == 1)
                 });
         }
-        let default = default_schema(dialect).map(|s| fold_unquoted(s, dialect));
+        let default = dialect.default_schema().map(|s| fold_unquoted(s, dialect));
         let all: Vec<&IndexedTable> = tables.collect();
         all.iter()
             .find(|t| t.parts.len() == 1 || default.as_deref() == Some(t.parts[0].as_str()))

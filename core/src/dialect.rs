@@ -1,4 +1,6 @@
-//! Supported SQL dialects: the parser each one uses and how it folds unquoted names.
+//! Supported SQL dialects, and every fact about what each one's engine reads (the parser it uses,
+//! how it folds and quotes names, its escapes, its row-limit forms, its system catalogs), decided
+//! here once for the modules that act on them.
 
 use std::fmt;
 use std::str::FromStr;
@@ -58,7 +60,7 @@ pub enum Dialect {
 
 /// How a dialect folds unquoted identifiers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Folding {
+pub(crate) enum Folding {
     /// Unquoted names fold to lower case.
     Lower,
     /// Unquoted names fold to upper case (Snowflake).
@@ -106,7 +108,7 @@ impl Dialect {
     }
 
     /// How unquoted identifiers fold.
-    pub fn folding(self) -> Folding {
+    pub(crate) fn folding(self) -> Folding {
         match self {
             Dialect::Snowflake => Folding::Upper,
             _ => Folding::Lower,
@@ -117,7 +119,7 @@ impl Dialect {
     /// Snowflake). Elsewhere (SQLite, MySQL, DuckDB, SQL Server, ...) names compare
     /// case-insensitively even when quoted, so the guard does too: a deny rule on `customer`
     /// also covers `"Customer"`.
-    pub fn quoted_names_are_exact(self) -> bool {
+    pub(crate) fn quoted_names_are_exact(self) -> bool {
         matches!(
             self,
             Dialect::Postgres | Dialect::Redshift | Dialect::Snowflake
@@ -126,17 +128,164 @@ impl Dialect {
 
     /// True when the engine itself reads `SELECT TOP n`. sqlparser accepts TOP in other dialects
     /// too, where the engine would read `TOP (5) a` as a call to a function `top`.
-    pub fn supports_top(self) -> bool {
+    pub(crate) fn supports_top(self) -> bool {
         matches!(
             self,
             Dialect::Mssql | Dialect::Snowflake | Dialect::Redshift
         )
     }
+}
 
-    /// True when the dialect ships an allowlist of side-effect-free functions
-    /// (others start from a denylist of known-dangerous ones).
-    pub fn has_function_allowlist(self) -> bool {
-        matches!(self, Dialect::Postgres | Dialect::Sqlite)
+/// What each dialect's engine reads, decided here once; the modules that act on a fact
+/// (pre-checks, token preparation, the row cap, names, functions) ask for it by name.
+impl Dialect {
+    /// The schema an unqualified name lives in when the dialect has a fixed default.
+    pub(crate) fn default_schema(self) -> Option<&'static str> {
+        match self {
+            Dialect::Postgres | Dialect::Redshift => Some("public"),
+            Dialect::Sqlite | Dialect::Duckdb => Some("main"),
+            Dialect::Mssql => Some("dbo"),
+            Dialect::Snowflake => Some("PUBLIC"),
+            _ => None,
+        }
+    }
+
+    /// The schema of the built-in functions, when a call may name it (`pg_catalog.lower(x)`).
+    pub(crate) fn builtin_function_schema(self) -> Option<&'static str> {
+        match self {
+            Dialect::Postgres => Some("pg_catalog"),
+            _ => None,
+        }
+    }
+
+    /// True for ANSI and generic: they name no engine, so how a server reads an escape is
+    /// unknown.
+    pub(crate) fn names_no_engine(self) -> bool {
+        matches!(self, Dialect::Generic | Dialect::Ansi)
+    }
+
+    /// True when every engine of the dialect reads a backslash in a plain quoted string the way
+    /// sqlparser's dialect does, whatever the server's settings: never an escape (sqlite, duckdb,
+    /// mssql) or always one (snowflake, bigquery, clickhouse, databricks).
+    pub(crate) fn plain_backslash_is_settled(self) -> bool {
+        matches!(
+            self,
+            Dialect::Sqlite
+                | Dialect::Duckdb
+                | Dialect::Mssql
+                | Dialect::Snowflake
+                | Dialect::Bigquery
+                | Dialect::Clickhouse
+                | Dialect::Databricks
+        )
+    }
+
+    /// True when the engine reads a double-quoted name as a string with backslash escapes
+    /// (Hive).
+    pub(crate) fn escapes_in_quoted_names(self) -> bool {
+        self == Dialect::Hive
+    }
+
+    /// True when the engine pairs a backslash with the quote after it even in a raw string
+    /// (BigQuery).
+    pub(crate) fn raw_strings_pair_backslash_quotes(self) -> bool {
+        self == Dialect::Bigquery
+    }
+
+    /// True when the engine reads `$$...$$` as a string.
+    pub(crate) fn reads_dollar_quoted_strings(self) -> bool {
+        matches!(
+            self,
+            Dialect::Postgres | Dialect::Duckdb | Dialect::Snowflake
+        )
+    }
+
+    /// True when the engine reads `U&"..."` as one identifier (PostgreSQL since 8.4; the SQL
+    /// standard), or may (Redshift; refused there too, failing closed). DuckDB reads `U&"x"` as
+    /// `U & "x"`, as sqlparser does.
+    pub(crate) fn reads_unicode_identifiers(self) -> bool {
+        matches!(
+            self,
+            Dialect::Postgres | Dialect::Redshift | Dialect::Ansi | Dialect::Generic
+        )
+    }
+
+    /// True when the engine reads a `FOR READ ONLY` locking clause (a no-op), which sqlparser
+    /// does not parse.
+    pub(crate) fn reads_for_read_only(self) -> bool {
+        matches!(self, Dialect::Postgres | Dialect::Generic)
+    }
+
+    /// True when the engine reads a window frame offset that starts with a string literal
+    /// (`'1 year'::interval PRECEDING`), which sqlparser reads as an INTERVAL.
+    pub(crate) fn reads_string_frame_offsets(self) -> bool {
+        matches!(
+            self,
+            Dialect::Postgres | Dialect::Duckdb | Dialect::Generic | Dialect::Ansi
+        )
+    }
+
+    /// True when the engine's only row limits are `TOP` and `OFFSET ... ROWS FETCH` (T-SQL has
+    /// no LIMIT, and its OFFSET needs ROWS).
+    pub(crate) fn limits_rows_with_top_or_fetch(self) -> bool {
+        self == Dialect::Mssql
+    }
+
+    /// True when a (folded) relation name is a system catalog of this dialect's engine.
+    pub(crate) fn is_system_catalog(self, name: &[String]) -> bool {
+        let lower: Vec<String> = name.iter().map(|p| p.to_lowercase()).collect();
+        let last = lower.last().map(String::as_str).unwrap_or("");
+        let qualifiers = &lower[..lower.len().saturating_sub(1)];
+        let any_qualifier = |names: &[&str]| qualifiers.iter().any(|q| names.contains(&q.as_str()));
+        // Every engine that has it: the standard catalog schema.
+        if any_qualifier(&["information_schema"]) || last == "information_schema" {
+            return true;
+        }
+        match self {
+            Dialect::Postgres | Dialect::Redshift | Dialect::Generic | Dialect::Ansi => {
+                any_qualifier(&["pg_catalog", "pg_toast", "pg_internal"])
+                    || last.starts_with("pg_")
+                    || (self == Dialect::Redshift
+                        && (last.starts_with("stl_")
+                            || last.starts_with("stv_")
+                            || last.starts_with("svcs_")
+                            || last.starts_with("stcs_")
+                            || last.starts_with("svv_")
+                            || last.starts_with("svl_")
+                            || last.starts_with("sys_")))
+            }
+            Dialect::Mysql => any_qualifier(&["mysql", "performance_schema", "sys"]),
+            // `dbstat` (page statistics), `bytecode` and `tables_used` (prepared statements) are
+            // eponymous virtual tables over the database's internals.
+            Dialect::Sqlite => {
+                last.starts_with("sqlite_")
+                    || last.starts_with("pragma_")
+                    || matches!(last, "dbstat" | "bytecode" | "tables_used")
+            }
+            Dialect::Mssql => {
+                any_qualifier(&["sys", "master", "msdb", "model", "tempdb"])
+                    || last.starts_with("sys")
+                    || last.starts_with("#")
+            }
+            Dialect::Duckdb => {
+                any_qualifier(&["pg_catalog", "system", "temp"])
+                    || last.starts_with("duckdb_")
+                    || last.starts_with("pragma_")
+                    || last.starts_with("pg_")
+                    || last.starts_with("sqlite_")
+            }
+            Dialect::Snowflake => {
+                lower.first().map(String::as_str) == Some("snowflake") && lower.len() > 1
+                    || any_qualifier(&["account_usage", "organization_usage", "snowflake"])
+            }
+            Dialect::Bigquery => {
+                last.starts_with("information_schema")
+                    || last.contains("information_schema.")
+                    || last.starts_with("__tables")
+            }
+            Dialect::Clickhouse => any_qualifier(&["system"]),
+            Dialect::Databricks | Dialect::Hive => any_qualifier(&["system", "sys"]),
+        }
     }
 }
 
@@ -168,5 +317,25 @@ impl FromStr for Dialect {
                     names.join(", ")
                 )
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_sys(parts: &[&str], dialect: Dialect) -> bool {
+        let name: Vec<String> = parts.iter().map(|s| s.to_string()).collect();
+        dialect.is_system_catalog(&name)
+    }
+
+    #[test]
+    fn system_catalogs() {
+        assert!(is_sys(&["pg_class"], Dialect::Postgres));
+        assert!(is_sys(&["pg_catalog", "pg_class"], Dialect::Postgres));
+        assert!(is_sys(&["information_schema", "tables"], Dialect::Mysql));
+        assert!(is_sys(&["sqlite_master"], Dialect::Sqlite));
+        assert!(is_sys(&["mysql", "user"], Dialect::Mysql));
+        assert!(!is_sys(&["orders"], Dialect::Postgres));
     }
 }

@@ -22,36 +22,42 @@
 //! Callers execute [`Approved::sql`], never the submitted text: whatever a database would read
 //! differently from sqlparser (a comment, an escape, a quote) is gone from the regenerated SQL.
 //!
-//! The pipeline ([`Guard::check`]): [`precheck`] on the raw text, [`parse`] with a depth limit and a
-//! token-level statement count, [`class`]ification, read-only and policy validation ([`validate`],
-//! [`access`]), the row cap ([`limit`]), regeneration and a self-check: the regenerated SQL must
-//! pass the pre-checks and parse back into the very tree that was checked, so that it is a fixed
-//! point of the whole pipeline.
+//! The pipeline ([`Guard::check`]): pre-checks on the raw text, parsing with a depth limit and a
+//! token-level statement count, classification ([`classify`]), read-only and policy validation,
+//! the row cap, regeneration and a self-check: the regenerated SQL must pass the pre-checks and
+//! parse back into the very tree that was checked, so that it is a fixed point of the whole
+//! pipeline. ARCHITECTURE.md ("Pipeline", "Where each concept lives") maps each step to its
+//! module; the modules are private, and everything a caller needs is re-exported here.
 
 #![forbid(unsafe_code)]
 
-pub mod access;
-pub mod catalog;
-pub mod class;
-pub mod dialect;
-pub mod error;
-pub mod functions;
-pub mod guard;
-pub mod limit;
-pub mod names;
+mod access;
+mod catalog;
+mod class;
+mod dialect;
+mod error;
+mod functions;
+mod guard;
+mod limit;
+mod names;
+// `parse` and `precheck` stay public for one function each (`parse::tokenize`,
+// `precheck::check_token_count`): core/examples/worst_case.rs measures the token limit on its own.
 pub mod parse;
-pub mod policy;
+mod policy;
 pub mod precheck;
-pub mod sql_dialect;
-pub mod validate;
-pub mod verdict;
+mod sql_dialect;
+mod validate;
+mod verdict;
 
 pub use catalog::{Catalog, CatalogColumn, CatalogTable, ForeignKey};
-pub use class::{classify, QueryClass};
+pub use class::QueryClass;
 pub use dialect::Dialect;
 pub use error::{ErrorCode, GuardError, Location, Stage};
-pub use guard::Guard;
-pub use policy::{ColumnRules, FunctionRules, Policy, PolicyError, TableRules};
+pub use guard::{classify, Guard};
+pub use policy::{
+    ColumnRules, FunctionRules, Policy, PolicyError, TableRules, DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
+};
 pub use verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 
 /// The README's Rust example runs as a doc test.

@@ -73,71 +73,98 @@ pub fn apply(
             return apply(inner, max_rows, dialect);
         }
     }
-    if dialect == Dialect::Mssql {
+    if dialect.limits_rows_with_top_or_fetch() {
         refuse_non_tsql_limits(query)?;
     }
-    // TOP on the outermost SELECT (SQL Server, also parsed for a few other dialects).
+    if let Some(info) = cap_top(query, cap)? {
+        return Ok(info);
+    }
+    if let Some(info) = cap_fetch(query, cap)? {
+        return Ok(info);
+    }
+    cap_limit_clause(query, cap, dialect)
+}
+
+/// TOP on the outermost SELECT (SQL Server, also parsed for a few other dialects): the cap when
+/// TOP is the query's only limit; otherwise a TOP above the cap is clamped and `None` lets the
+/// FETCH or LIMIT beside it decide.
+fn cap_top(query: &mut Query, cap: u64) -> Result<Option<LimitInfo>, GuardError> {
     let top = match query.body.as_mut() {
         SetExpr::Select(select) => select.top.as_mut(),
         _ => None,
     };
-    if let Some(top) = top {
-        if top.percent || top.with_ties {
-            return Err(not_literal("TOP ... PERCENT / WITH TIES", query));
-        }
-        let written = match &top.quantity {
-            Some(TopQuantity::Constant(n)) => Some(*n),
-            Some(TopQuantity::Expr(e)) => match literal(e) {
-                Some(n) => Some(n),
-                None => return Err(not_literal(&format!("TOP ({e})"), query)),
-            },
-            None => None,
-        };
-        if query.limit_clause.is_none() && query.fetch.is_none() {
-            let (action, value) = decide(written, cap);
-            top.quantity = Some(match &top.quantity {
-                Some(TopQuantity::Expr(_)) => TopQuantity::Expr(number(value)),
-                _ => TopQuantity::Constant(value),
-            });
-            return Ok(LimitInfo {
-                action,
-                value: Some(value),
-                original: written,
-            });
-        }
-        if let Some(n) = written {
-            if n > cap {
-                top.quantity = Some(TopQuantity::Constant(cap));
-            }
-        }
+    let Some(top) = top else {
+        return Ok(None);
+    };
+    if top.percent || top.with_ties {
+        return Err(not_literal("TOP ... PERCENT / WITH TIES", query));
     }
-    if let Some(fetch) = &mut query.fetch {
-        if fetch.percent || fetch.with_ties {
-            let what = if fetch.percent {
-                "FETCH ... PERCENT"
-            } else {
-                "FETCH ... WITH TIES"
-            };
-            return Err(not_literal(what, query));
-        }
-        let written = match &fetch.quantity {
-            Some(e) => match literal(e) {
-                Some(n) => Some(n),
-                None => return Err(not_literal(&format!("FETCH FIRST {e}"), query)),
-            },
-            // FETCH FIRST ROW ONLY
-            None => Some(1),
-        };
+    let written = match &top.quantity {
+        Some(TopQuantity::Constant(n)) => Some(*n),
+        Some(TopQuantity::Expr(e)) => match literal(e) {
+            Some(n) => Some(n),
+            None => return Err(not_literal(&format!("TOP ({e})"), query)),
+        },
+        None => None,
+    };
+    if query.limit_clause.is_none() && query.fetch.is_none() {
         let (action, value) = decide(written, cap);
-        if action == LimitAction::Clamped {
-            fetch.quantity = Some(number(value));
-        }
-        return Ok(LimitInfo {
+        top.quantity = Some(match &top.quantity {
+            Some(TopQuantity::Expr(_)) => TopQuantity::Expr(number(value)),
+            _ => TopQuantity::Constant(value),
+        });
+        return Ok(Some(LimitInfo {
             action,
             value: Some(value),
             original: written,
-        });
+        }));
     }
+    if let Some(n) = written {
+        if n > cap {
+            top.quantity = Some(TopQuantity::Constant(cap));
+        }
+    }
+    Ok(None)
+}
+
+/// A FETCH FIRST clause: the cap when the query has one (`None` when it has not).
+fn cap_fetch(query: &mut Query, cap: u64) -> Result<Option<LimitInfo>, GuardError> {
+    let Some(fetch) = &mut query.fetch else {
+        return Ok(None);
+    };
+    if fetch.percent || fetch.with_ties {
+        let what = if fetch.percent {
+            "FETCH ... PERCENT"
+        } else {
+            "FETCH ... WITH TIES"
+        };
+        return Err(not_literal(what, query));
+    }
+    let written = match &fetch.quantity {
+        Some(e) => match literal(e) {
+            Some(n) => Some(n),
+            None => return Err(not_literal(&format!("FETCH FIRST {e}"), query)),
+        },
+        // FETCH FIRST ROW ONLY
+        None => Some(1),
+    };
+    let (action, value) = decide(written, cap);
+    if action == LimitAction::Clamped {
+        fetch.quantity = Some(number(value));
+    }
+    Ok(Some(LimitInfo {
+        action,
+        value: Some(value),
+        original: written,
+    }))
+}
+
+/// The LIMIT / OFFSET clause, or the cap injected in the dialect's form when there is none.
+fn cap_limit_clause(
+    query: &mut Query,
+    cap: u64,
+    dialect: Dialect,
+) -> Result<LimitInfo, GuardError> {
     match &mut query.limit_clause {
         Some(LimitClause::LimitOffset { limit_by, .. }) if !limit_by.is_empty() => {
             Err(not_literal("LIMIT ... BY (a limit per group)", query))
@@ -149,8 +176,8 @@ pub fn apply(
             limit: None,
             offset: Some(offset),
             ..
-        }) if dialect == Dialect::Mssql || offset.rows != OffsetRows::None => {
-            if dialect == Dialect::Mssql && offset.rows == OffsetRows::None {
+        }) if dialect.limits_rows_with_top_or_fetch() || offset.rows != OffsetRows::None => {
+            if dialect.limits_rows_with_top_or_fetch() && offset.rows == OffsetRows::None {
                 offset.rows = OffsetRows::Rows;
             }
             query.fetch = Some(fetch_first(cap));
@@ -238,7 +265,7 @@ fn refuse_non_tsql_limits(query: &Query) -> Result<(), GuardError> {
 
 /// Adds the cap to a query that has none, in the dialect's form.
 fn inject(query: &mut Query, cap: u64, dialect: Dialect) {
-    if dialect == Dialect::Mssql {
+    if dialect.limits_rows_with_top_or_fetch() {
         if let SetExpr::Select(select) = query.body.as_mut() {
             if query.order_by.is_none() {
                 select.top = Some(sqlparser::ast::Top {

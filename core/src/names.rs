@@ -105,16 +105,6 @@ impl Pattern {
         }
         true
     }
-
-    /// True when the last part (the object itself) matches `name`, whatever its qualifiers:
-    /// the conservative reading for deny lists.
-    pub fn matches_last(&self, last: &str) -> bool {
-        match self.parts.last() {
-            Some(PatternPart::Any) => true,
-            Some(PatternPart::Exact(p)) => p == last,
-            None => false,
-        }
-    }
 }
 
 /// Splits `a."b.c".d` into `[("a", false), ("b.c", true), ("d", false)]`.
@@ -150,81 +140,6 @@ pub fn split_dotted(text: &str) -> Result<Vec<(String, bool)>, String> {
     }
     parts.push((current, quoted));
     Ok(parts)
-}
-
-/// The schema an unqualified name lives in when the dialect has a fixed default.
-pub fn default_schema(dialect: Dialect) -> Option<&'static str> {
-    match dialect {
-        Dialect::Postgres | Dialect::Redshift => Some("public"),
-        Dialect::Sqlite | Dialect::Duckdb => Some("main"),
-        Dialect::Mssql => Some("dbo"),
-        Dialect::Snowflake => Some("PUBLIC"),
-        _ => None,
-    }
-}
-
-/// True when a (folded) relation name is a system catalog in `dialect`.
-pub fn is_system_catalog(name: &[String], dialect: Dialect) -> bool {
-    let lower: Vec<String> = name.iter().map(|p| p.to_lowercase()).collect();
-    let last = lower.last().map(String::as_str).unwrap_or("");
-    let qualifiers = &lower[..lower.len().saturating_sub(1)];
-    let any_qualifier = |names: &[&str]| qualifiers.iter().any(|q| names.contains(&q.as_str()));
-    // Every engine that has it: the standard catalog schema.
-    if any_qualifier(&["information_schema"]) || last == "information_schema" {
-        return true;
-    }
-    match dialect {
-        Dialect::Postgres | Dialect::Redshift | Dialect::Generic | Dialect::Ansi => {
-            any_qualifier(&["pg_catalog", "pg_toast", "pg_internal"])
-                || last.starts_with("pg_")
-                || (dialect == Dialect::Redshift
-                    && (last.starts_with("stl_")
-                        || last.starts_with("stv_")
-                        || last.starts_with("svcs_")
-                        || last.starts_with("stcs_")
-                        || last.starts_with("svv_")
-                        || last.starts_with("svl_")
-                        || last.starts_with("sys_")))
-        }
-        Dialect::Mysql => any_qualifier(&["mysql", "performance_schema", "sys"]),
-        // `dbstat` (page statistics), `bytecode` and `tables_used` (prepared statements) are
-        // eponymous virtual tables over the database's internals.
-        Dialect::Sqlite => {
-            last.starts_with("sqlite_")
-                || last.starts_with("pragma_")
-                || matches!(last, "dbstat" | "bytecode" | "tables_used")
-        }
-        Dialect::Mssql => {
-            any_qualifier(&["sys", "master", "msdb", "model", "tempdb"])
-                || last.starts_with("sys")
-                || last.starts_with("#")
-        }
-        Dialect::Duckdb => {
-            any_qualifier(&["pg_catalog", "system", "temp"])
-                || last.starts_with("duckdb_")
-                || last.starts_with("pragma_")
-                || last.starts_with("pg_")
-                || last.starts_with("sqlite_")
-        }
-        Dialect::Snowflake => {
-            lower.first().map(String::as_str) == Some("snowflake") && lower.len() > 1
-                || any_qualifier(&["account_usage", "organization_usage", "snowflake"])
-        }
-        Dialect::Bigquery => {
-            last.starts_with("information_schema")
-                || last.contains("information_schema.")
-                || last.starts_with("__tables")
-        }
-        Dialect::Clickhouse => any_qualifier(&["system"]),
-        Dialect::Databricks | Dialect::Hive => any_qualifier(&["system", "sys"]),
-    }
-}
-
-/// Levenshtein distance, case-insensitive.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    bounded_distance(&a, &b, usize::MAX).unwrap_or(usize::MAX)
 }
 
 /// Levenshtein distance between `a` and `b` when it is at most `limit`, else `None`. Stops as
@@ -293,7 +208,6 @@ mod tests {
         let p = Pattern::parse("Sales.Orders", Dialect::Postgres).unwrap();
         assert!(p.matches(&name(&["sales", "orders"]), Some("public")));
         assert!(!p.matches(&name(&["orders"]), Some("public")));
-        assert!(p.matches_last("orders"));
         let p = Pattern::parse("orders", Dialect::Snowflake).unwrap();
         assert!(p.matches(&name(&["DB", "S", "ORDERS"]), None));
         let p = Pattern::parse("\"MixedCase\"", Dialect::Postgres).unwrap();
@@ -309,25 +223,6 @@ mod tests {
     }
 
     #[test]
-    fn system_catalogs() {
-        assert!(is_system_catalog(&name(&["pg_class"]), Dialect::Postgres));
-        assert!(is_system_catalog(
-            &name(&["pg_catalog", "pg_class"]),
-            Dialect::Postgres
-        ));
-        assert!(is_system_catalog(
-            &name(&["information_schema", "tables"]),
-            Dialect::Mysql
-        ));
-        assert!(is_system_catalog(
-            &name(&["sqlite_master"]),
-            Dialect::Sqlite
-        ));
-        assert!(is_system_catalog(&name(&["mysql", "user"]), Dialect::Mysql));
-        assert!(!is_system_catalog(&name(&["orders"]), Dialect::Postgres));
-    }
-
-    #[test]
     fn suggestions() {
         assert_eq!(edit_distance("artists", "artist"), 1);
         assert_eq!(
@@ -335,6 +230,13 @@ mod tests {
             Some("artist")
         );
         assert_eq!(closest("zzzzzz", ["artist", "album"]), None);
+    }
+
+    /// Levenshtein distance, case-insensitive, without a limit.
+    fn edit_distance(a: &str, b: &str) -> usize {
+        let a: Vec<char> = a.to_lowercase().chars().collect();
+        let b: Vec<char> = b.to_lowercase().chars().collect();
+        bounded_distance(&a, &b, usize::MAX).unwrap_or(usize::MAX)
     }
 
     /// The textbook Levenshtein table, kept apart from `bounded_distance` so that the bounded

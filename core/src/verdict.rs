@@ -85,7 +85,7 @@ pub struct Rejection {
     pub error: GuardError,
 }
 
-/// The verdict in DESIGN's JSON shape: `allowed` plus either the approved fields or `error`.
+/// The verdict in its JSON shape (ARCHITECTURE.md, "Verdict contract"): `allowed` plus either the approved fields or `error`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Verdict {
     /// True when the payload may run (as `sql`).
@@ -153,7 +153,7 @@ impl Verdict {
         serde_json::to_value(schemars::schema_for!(Verdict)).unwrap_or_default()
     }
 
-    /// The verdict as a JSON string (DESIGN's shape).
+    /// The verdict as a JSON string (ARCHITECTURE.md, "Verdict contract").
     pub fn to_json(&self) -> String {
         // Serialising plain owned data into a String cannot fail.
         serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))

@@ -2,6 +2,10 @@
 
 use sqlparser::ast::{Statement, UtilityOption};
 
+mod classify;
+
+pub use classify::classify;
+
 use crate::access::AccessPolicy;
 use crate::class::{class_of_unparsed, statement_class, QueryClass};
 use crate::dialect::Dialect;
@@ -127,7 +131,7 @@ impl Guard {
         self.access.column_protected(&parts, column)
     }
 
-    /// The verdict for `sql` in DESIGN's shape; never fails.
+    /// The verdict for `sql` in its JSON shape (ARCHITECTURE.md, "Verdict contract"); never fails.
     pub fn verdict(&self, sql: &str) -> Verdict {
         Verdict::from(self.check(sql))
     }
@@ -240,8 +244,8 @@ impl Guard {
     /// The self-check: `sql`, printed from the checked and capped `checked`, must pass the
     /// character pre-checks and parse back into one statement equal to `checked`. Equal trees
     /// print the same SQL and get the same verdict (class, tables, columns, functions and limit
-    /// are functions of the tree), so this is the fixed point DESIGN asks for without running
-    /// the validation a second time. Equality ignores only source positions.
+    /// are functions of the tree), so this is the fixed point (ARCHITECTURE.md, "Pipeline")
+    /// without running the validation a second time. Equality ignores only source positions.
     fn self_check(&self, sql: &str, checked: &Statement) -> Result<(), String> {
         let dialect = self.policy.dialect;
         let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
@@ -325,32 +329,6 @@ impl Guard {
             }
             other => Err(not_allowed(class, other, location)),
         }
-    }
-
-    /// The class of `sql` without any policy (see [`crate::classify`]).
-    pub(crate) fn classify_only(sql: &str, dialect: Dialect) -> QueryClass {
-        // No policy applies, so no guard is built (that would compile the function lists).
-        if check_nul(sql).is_err() {
-            return QueryClass::Unknown;
-        }
-        let Ok(tokens) = tokenize(sql, dialect) else {
-            return QueryClass::Unknown;
-        };
-        let stack = stack_for(&tokens);
-        let max_depth = crate::policy::DEFAULT_MAX_DEPTH;
-        stacker::maybe_grow(stack, stack, || {
-            match parse_tokens(tokens, dialect, max_depth) {
-                Ok(statements) => statements
-                    .iter()
-                    .map(statement_class)
-                    .max()
-                    .unwrap_or(QueryClass::Unknown),
-                // The same fallback as a refused payload's (error path: tokenize again).
-                Err(_) => tokenize(sql, dialect)
-                    .map(|tokens| class_of_unparsed(&tokens, dialect, max_depth))
-                    .unwrap_or(QueryClass::Unknown),
-            }
-        })
     }
 }
 
