@@ -198,3 +198,51 @@ fn numeric_literal(expr: &Expr) -> Option<f64> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{code, guard, PII};
+
+    #[test]
+    fn a_series_over_literal_bounds_is_capped() {
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT count(*) FROM generate_series(1, 100000000)",
+            "SELECT count(*) FROM generate_series(-100000000, 1)",
+            "SELECT count(*) FROM generate_series(1, 10, 0)",
+            "SELECT generate_series(1, 100000000)",
+        ] {
+            assert_eq!(
+                code(&g, sql).as_deref(),
+                Some("function_not_allowed"),
+                "{sql}"
+            );
+        }
+        for sql in [
+            "SELECT count(*) FROM generate_series(1, 10)",
+            // Counting down is empty, not unbounded.
+            "SELECT count(*) FROM generate_series(10, 1)",
+            "SELECT count(*) FROM generate_series(1, 100000000, 1000)",
+        ] {
+            assert_eq!(code(&g, sql), None, "{sql}");
+        }
+        let g = guard(PII, "duckdb");
+        assert_eq!(
+            code(&g, "SELECT count(*) FROM range(100000000)").as_deref(),
+            Some("function_not_allowed")
+        );
+    }
+
+    #[test]
+    fn run_time_names_are_refused() {
+        let g = guard(PII, "snowflake");
+        assert_eq!(
+            code(&g, "SELECT IDENTIFIER('email') FROM customer").as_deref(),
+            Some("unsupported_syntax")
+        );
+        assert_eq!(
+            code(&g, "SELECT * FROM TABLE('customer')").as_deref(),
+            Some("unsupported_syntax")
+        );
+    }
+}

@@ -264,7 +264,11 @@ fn protected_candidate(
 
 /// A bare table name or alias is also a whole-row reference (`SELECT c FROM customer c`):
 /// refused over a table with protected columns. True when `name` names a FROM item.
-fn whole_row(name: &str, scope: &Scope<'_>, location: Option<Location>) -> Result<bool, GuardError> {
+fn whole_row(
+    name: &str,
+    scope: &Scope<'_>,
+    location: Option<Location>,
+) -> Result<bool, GuardError> {
     let as_qualifier = [name.to_string()];
     let mut is_row = false;
     for source in scope.all_sources().filter(|s| s.is_named(&as_qualifier)) {
@@ -279,7 +283,10 @@ fn whole_row(name: &str, scope: &Scope<'_>, location: Option<Location>) -> Resul
 /// The columns a star leaves out: `* EXCLUDE (a, b)` (DuckDB, Snowflake) and `* EXCEPT (a)`
 /// (BigQuery, Databricks), folded. `* ILIKE 'pattern'` and `* RENAME` / `* REPLACE` leave out
 /// nothing: a pattern is not evaluated here, and a renamed or replaced column is still read.
-pub(super) fn excluded_columns(options: &WildcardAdditionalOptions, dialect: Dialect) -> Vec<String> {
+pub(super) fn excluded_columns(
+    options: &WildcardAdditionalOptions,
+    dialect: Dialect,
+) -> Vec<String> {
     let mut out = Vec::new();
     if options.opt_ilike.is_some() {
         return out;
@@ -309,4 +316,185 @@ fn last_part(name: &ObjectName, dialect: Dialect) -> Option<String> {
         .last()
         .and_then(|p| p.as_ident())
         .map(|i| fold_ident(i, dialect))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{code, guard, refusal, CATALOG, PII};
+
+    #[test]
+    fn an_alias_never_hides_a_protected_column_in_any_clause() {
+        let clauses = [
+            "SELECT email AS email FROM customer",
+            "SELECT first_name AS email, upper(email) AS u FROM customer",
+            "SELECT first_name AS email FROM customer WHERE email > ''",
+            "SELECT first_name AS email FROM customer GROUP BY email",
+            "SELECT first_name AS email FROM customer GROUP BY first_name HAVING max(email) > ''",
+            "SELECT first_name AS email FROM customer ORDER BY email",
+            "SELECT first_name AS email FROM customer ORDER BY email || ''",
+            "SELECT first_name AS email, rank() OVER (ORDER BY email) AS r FROM customer",
+            "SELECT first_name AS email, rank() OVER w AS r FROM customer WINDOW w AS (ORDER BY email)",
+        ];
+        for dialect in ["postgres", "mysql", "sqlite", "duckdb"] {
+            for policy in [PII, CATALOG] {
+                let g = guard(policy, dialect);
+                for sql in clauses {
+                    if dialect != "postgres" && sql.contains("WINDOW w") {
+                        continue;
+                    }
+                    assert_eq!(
+                        code(&g, sql).as_deref(),
+                        Some("column_not_allowed"),
+                        "{dialect}: {sql}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_innermost_table_that_could_own_a_name_is_a_candidate() {
+        let g = guard(PII, "postgres");
+        // Without a catalog, `customer` could have `email`: the outer `d.email` does not bind it.
+        for sql in [
+            "SELECT (SELECT max(email) FROM customer) AS e FROM (SELECT 1 AS email) d",
+            "WITH d AS (SELECT 1 AS email) SELECT (SELECT max(email) FROM customer) FROM d",
+            "SELECT 1 FROM (SELECT 1 AS email) d WHERE EXISTS (SELECT 1 FROM customer WHERE email > '')",
+        ] {
+            assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"), "{sql}");
+        }
+        // A table that could own the name inner, an open table outer: still refused when the
+        // outer one is the protected one (the inner may not have the column).
+        assert_eq!(
+            code(&g, "SELECT (SELECT max(email) FROM vendor) FROM customer").as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn a_known_column_binds_at_its_level_and_stops_the_search() {
+        let g = guard(CATALOG, "postgres");
+        // The catalog says vendor has `email`: the engine binds it there, never to customer.
+        assert_eq!(
+            code(
+                &g,
+                "SELECT (SELECT max(email) FROM vendor) AS m FROM customer"
+            ),
+            None
+        );
+        // ... unless a protected table is at the same level.
+        assert_eq!(
+            code(&g, "SELECT max(email) FROM vendor, customer").as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn a_qualified_name_looks_outward_past_an_item_without_the_column() {
+        // SQLite binds `c.email` to the outer `c` when the inner `c` has no `email`.
+        let g = guard(PII, "sqlite");
+        let sql = "SELECT (SELECT c.email FROM invoice c) AS e FROM customer c";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        let g = guard(CATALOG, "sqlite");
+        let sql = "SELECT (SELECT c.email FROM vendor c) AS e FROM customer c";
+        assert_eq!(code(&g, sql), None, "vendor has email: bound there");
+    }
+
+    #[test]
+    fn a_protected_item_an_on_clause_cannot_see_still_refuses() {
+        let g = guard(CATALOG, "postgres");
+        // Inside the ON clause, `email` binds to the join's members (vendor v, vendor w); the
+        // SELECT's other item `customer` is out of the ON clause's sight in PostgreSQL but not
+        // in DuckDB, so the search goes on through that weak level and refuses.
+        let sql = "SELECT 1 FROM customer c, vendor v JOIN vendor w ON email > ''";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        // The same ON clause with only open tables around it passes.
+        let sql = "SELECT 1 FROM vendor u, vendor v JOIN vendor w ON v.email = w.email";
+        assert_eq!(code(&g, sql), None);
+        // Parenthesised joins: the weak levels span every join around the ON clause.
+        let sql = "SELECT 1 FROM customer c, vendor v JOIN (vendor w JOIN vendor x ON email > '') \
+                   ON true";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+    }
+
+    #[test]
+    fn a_qualifier_that_names_no_item_refuses_a_protected_field_name() {
+        // `x` is not a FROM item: `x.email` may be a field of a composite column `x`, or the
+        // engine's error; `email` is protected somewhere in scope, so it is refused.
+        let g = guard(PII, "postgres");
+        let error = refusal(&g, "SELECT x.email FROM customer").expect("refused");
+        assert_eq!(error.code.as_str(), "column_not_allowed");
+        assert!(
+            error.message.contains("customer.email"),
+            "{}",
+            error.message
+        );
+        assert_eq!(code(&g, "SELECT x.first_name FROM customer"), None);
+    }
+
+    #[test]
+    fn an_unknown_column_names_its_table_and_a_close_open_column() {
+        let g = guard(CATALOG, "postgres");
+        let error = refusal(&g, "SELECT vendor_idd FROM vendor").expect("refused");
+        assert_eq!(error.code.as_str(), "unknown_column");
+        assert_eq!(error.hint.as_deref(), Some("did you mean `vendor_id`?"));
+        let error = refusal(&g, "SELECT v.vendor_idd FROM vendor v").expect("refused");
+        assert!(error.message.contains("`vendor`"), "{}", error.message);
+        // A protected column is never suggested.
+        let error = refusal(&g, "SELECT c.emial FROM customer c").expect("refused");
+        assert_ne!(error.hint.as_deref(), Some("did you mean `email`?"));
+    }
+
+    #[test]
+    fn a_star_that_leaves_out_every_protected_column_passes() {
+        let g = guard(PII, "duckdb");
+        assert_eq!(
+            code(&g, "SELECT * EXCLUDE (email, phone) FROM customer"),
+            None
+        );
+        assert_eq!(
+            code(&g, "SELECT * EXCLUDE (email) FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        assert_eq!(
+            code(&g, "SELECT COLUMNS('.*') FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        let g = guard(PII, "snowflake");
+        assert_eq!(
+            code(&g, "SELECT OBJECT_CONSTRUCT(*) FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        assert_eq!(code(&g, "SELECT count(*) FROM customer"), None);
+    }
+
+    #[test]
+    fn a_star_over_a_catalog_table_lists_the_open_columns() {
+        let g = guard(CATALOG, "postgres");
+        let error = refusal(&g, "SELECT * FROM customer").expect("refused");
+        assert_eq!(error.code.as_str(), "column_not_allowed");
+        assert_eq!(
+            error.hint.as_deref(),
+            Some("list the columns you need: customer_id, first_name")
+        );
+        assert_eq!(
+            code(&g, "SELECT z.* FROM vendor v").as_deref(),
+            Some("unknown_table")
+        );
+        assert_eq!(code(&g, "SELECT v.* FROM vendor v"), None);
+    }
+
+    #[test]
+    fn whole_row_references_to_a_protected_table_are_refused() {
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT c FROM customer c",
+            "SELECT row_to_json(customer) FROM customer",
+            "SELECT to_json(c.*) FROM customer c",
+            "SELECT (c).email FROM customer c",
+        ] {
+            assert!(code(&g, sql).is_some(), "{sql}");
+        }
+        assert_eq!(code(&g, "SELECT v FROM vendor v"), None);
+    }
 }

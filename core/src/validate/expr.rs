@@ -249,3 +249,44 @@ fn server_variable(idents: &[Ident]) -> Result<(), GuardError> {
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{code, guard, refusal, PII};
+
+    #[test]
+    fn casts_to_catalog_types_are_refused_at_any_nesting() {
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT 'pg_authid'::regclass",
+            "SELECT CAST(1 AS regrole)",
+            "SELECT '{1}'::regclass[]",
+        ] {
+            let error = refusal(&g, sql).expect("refused");
+            assert_eq!(error.code.as_str(), "system_catalog", "{sql}");
+            assert_eq!(error.stage.as_str(), "validate", "{sql}");
+        }
+        assert_eq!(code(&g, "SELECT CAST(1 AS text)"), None);
+    }
+
+    #[test]
+    fn sequences_read_like_columns_are_refused_unless_a_table_has_that_name() {
+        let g = guard(PII, "snowflake");
+        assert_eq!(
+            code(&g, "SELECT seq.nextval").as_deref(),
+            Some("function_not_allowed")
+        );
+        assert_eq!(code(&g, "SELECT seq.nextval FROM vendor seq"), None);
+    }
+
+    #[test]
+    fn field_names_after_a_dot_are_not_columns() {
+        let g = guard(PII, "postgres");
+        // `(addr).email` reads the field `email` of the column `addr`, not customer's `email`.
+        assert_eq!(code(&g, "SELECT (v.addr).email FROM vendor v"), None);
+        assert_eq!(
+            code(&g, "SELECT (c).email FROM customer c").as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+}

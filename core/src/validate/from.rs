@@ -82,7 +82,11 @@ impl Walker<'_, '_> {
 
     /// `USING (c)` merges the `c` of both sides into one column, later read by its bare name:
     /// every member that has or could have `c` is a candidate.
-    fn using_columns(&mut self, names: &[ObjectName], members: &Scope<'_>) -> Result<(), GuardError> {
+    fn using_columns(
+        &mut self,
+        names: &[ObjectName],
+        members: &Scope<'_>,
+    ) -> Result<(), GuardError> {
         for name in names {
             let location = span_location(name.span());
             let [part] = name.0.as_slice() else {
@@ -99,7 +103,10 @@ impl Walker<'_, '_> {
     /// NATURAL joins on every shared column: refused when a protected column may be among them.
     fn natural_join(&self, members: &Scope<'_>, relation: &TableFactor) -> Result<(), GuardError> {
         if self.ctx.access.has_column_rules()
-            && members.sources.iter().any(|s| s.protected_table().is_some())
+            && members
+                .sources
+                .iter()
+                .any(|s| s.protected_table().is_some())
         {
             return Err(refuse::natural_join_over_protected(span_location(
                 relation.span(),
@@ -127,7 +134,8 @@ impl Walker<'_, '_> {
                 sample,
             } => {
                 self.exprs(sample, scope)?;
-                let source = self.derived_table(*lateral, subquery, alias.as_ref(), scope, depth)?;
+                let source =
+                    self.derived_table(*lateral, subquery, alias.as_ref(), scope, depth)?;
                 Ok(vec![source])
             }
             TableFactor::TableFunction { expr, alias } => {
@@ -329,5 +337,113 @@ fn factor_location(factor: &TableFactor) -> Option<Location> {
             alias: Some(alias), ..
         } => span_location(alias.name.span),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{code, guard, CATALOG, PII};
+
+    #[test]
+    fn renamed_columns_no_longer_answer_to_their_old_names() {
+        let g = guard(CATALOG, "postgres");
+        // `vendor AS v(id, x)` has no `email` any more: PostgreSQL binds the outer customer's.
+        assert_eq!(
+            code(
+                &g,
+                "SELECT (SELECT max(email) FROM vendor AS v(id, x)) FROM customer"
+            )
+            .as_deref(),
+            Some("column_not_allowed")
+        );
+        assert_eq!(
+            code(
+                &g,
+                "SELECT (SELECT max(x) FROM vendor AS v(id, x)) FROM customer"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_partial_rename_keeps_the_remaining_names() {
+        let g = guard(CATALOG, "postgres");
+        // `vendor AS v(id)` renames `vendor_id` only; `email` keeps its name.
+        assert_eq!(code(&g, "SELECT id, email FROM vendor AS v(id)"), None);
+        assert_eq!(
+            code(&g, "SELECT vendor_id FROM vendor AS v(id)").as_deref(),
+            Some("unknown_column")
+        );
+    }
+
+    #[test]
+    fn renaming_the_columns_of_a_protected_table_is_refused() {
+        for policy in [PII, CATALOG] {
+            let g = guard(policy, "postgres");
+            assert_eq!(
+                code(&g, "SELECT a FROM customer AS c(a, b, x, y)").as_deref(),
+                Some("column_not_allowed")
+            );
+            assert_eq!(code(&g, "SELECT a FROM vendor AS v(a, b)"), None);
+        }
+    }
+
+    #[test]
+    fn a_sibling_of_a_non_lateral_item_does_not_stop_the_search() {
+        let g = guard(CATALOG, "postgres");
+        // PostgreSQL does not let `(SELECT email) e` see `vendor v`: it binds the outer customer.
+        let sql = "SELECT (SELECT 1 FROM vendor v, (SELECT email) e LIMIT 1) FROM customer";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        // Through LATERAL it does see vendor, which has `email`: bound there.
+        let sql = "SELECT (SELECT 1 FROM vendor v, LATERAL (SELECT email) e LIMIT 1) FROM customer";
+        assert_eq!(code(&g, sql), None);
+        // An ON clause sees only its join's members.
+        let sql = "SELECT 1 FROM vendor v, customer c JOIN customer d ON email > ''";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+    }
+
+    #[test]
+    fn using_merges_the_columns_of_every_member() {
+        for policy in [PII, CATALOG] {
+            let g = guard(policy, "postgres");
+            for sql in [
+                "SELECT email FROM customer JOIN (SELECT 'x' AS email) d USING (email)",
+                "SELECT count(*) FROM (SELECT 'x' AS email) d LEFT JOIN customer USING (email)",
+            ] {
+                assert_eq!(
+                    code(&g, sql).as_deref(),
+                    Some("column_not_allowed"),
+                    "{sql}"
+                );
+            }
+            assert_eq!(
+                code(
+                    &g,
+                    "SELECT c.first_name FROM customer c JOIN customer d USING (customer_id)"
+                ),
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn natural_and_aliased_joins_over_a_protected_table_are_refused() {
+        let g = guard(PII, "postgres");
+        assert_eq!(
+            code(&g, "SELECT first_name FROM customer NATURAL JOIN vendor").as_deref(),
+            Some("column_not_allowed")
+        );
+        assert_eq!(
+            code(&g, "SELECT vendor_id FROM vendor NATURAL JOIN invoice"),
+            None
+        );
+        assert_eq!(
+            code(&g, "SELECT 1 FROM (customer c JOIN vendor v ON true) AS j").as_deref(),
+            Some("unsupported_syntax")
+        );
+        assert_eq!(
+            code(&g, "SELECT 1 FROM (invoice i JOIN vendor v ON true) AS j"),
+            None
+        );
     }
 }

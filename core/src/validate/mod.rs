@@ -33,6 +33,8 @@ mod query;
 mod relation;
 mod scope;
 mod select;
+#[cfg(test)]
+mod test_support;
 
 pub use calls::MAX_SERIES_ROWS;
 

@@ -6,8 +6,8 @@ use sqlparser::ast::{Expr, ObjectName, Query, SelectItem, SetExpr, Spanned, Tabl
 use super::diagnostics as refuse;
 use super::scope::Scope;
 use super::{span_location, statement_keyword, Walker};
-use crate::error::GuardError;
 use crate::dialect::Dialect;
+use crate::error::GuardError;
 use crate::names::fold_ident;
 
 impl Walker<'_, '_> {
@@ -108,9 +108,12 @@ impl Walker<'_, '_> {
                 self.exprs(values, scope)?;
                 Ok((None, None))
             }
-            SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) | SetExpr::Merge(s) => Err(
-                refuse::data_modifying_body(&statement_keyword(s), span_location(s.span())),
-            ),
+            SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) | SetExpr::Merge(s) => {
+                Err(refuse::data_modifying_body(
+                    &statement_keyword(s),
+                    span_location(s.span()),
+                ))
+            }
             SetExpr::Table(table) => {
                 self.table_statement(table, scope)?;
                 Ok((None, None))
@@ -150,4 +153,42 @@ fn output_columns(projection: &[SelectItem], dialect: Dialect) -> Option<Vec<Str
             SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{code, guard, PII};
+
+    #[test]
+    fn a_cte_shadows_the_table_of_its_name() {
+        let g = guard(PII, "postgres");
+        let sql = "WITH customer AS (SELECT 1 AS email) SELECT email FROM customer";
+        assert_eq!(code(&g, sql), None);
+        // ... but only inside its WITH.
+        let sql = "SELECT (WITH customer AS (SELECT 1 AS email) SELECT 1) FROM customer \
+                   WHERE email > ''";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        // A CTE's column list renames its query's columns.
+        let sql = "WITH d(email) AS (SELECT first_name FROM customer) SELECT email FROM d";
+        assert_eq!(code(&g, sql), None);
+    }
+
+    #[test]
+    fn order_by_sees_the_select_s_from_items() {
+        let g = guard(PII, "postgres");
+        let sql = "SELECT first_name FROM customer ORDER BY email";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        let sql = "SELECT first_name FROM customer UNION SELECT name FROM vendor ORDER BY 1";
+        assert_eq!(code(&g, sql), None);
+    }
+
+    #[test]
+    fn table_reads_every_column() {
+        let g = guard(PII, "postgres");
+        assert_eq!(
+            code(&g, "TABLE customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        assert_eq!(code(&g, "TABLE vendor"), None);
+    }
 }

@@ -55,11 +55,9 @@ impl Walker<'_, '_> {
                 suggestion.as_deref(),
                 location,
             )),
-            Err(TableRefusal::Unknown(suggestion)) => Err(refuse::unknown_table(
-                name,
-                suggestion.as_deref(),
-                location,
-            )),
+            Err(TableRefusal::Unknown(suggestion)) => {
+                Err(refuse::unknown_table(name, suggestion.as_deref(), location))
+            }
         }
     }
 }

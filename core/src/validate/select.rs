@@ -2,7 +2,8 @@
 //! clauses that read the FROM items (WHERE, GROUP BY, HAVING, WINDOW, QUALIFY, ...).
 
 use sqlparser::ast::{
-    GroupByExpr, OptimizerHint, Select, SelectInto, SelectItem, SelectItemQualifiedWildcardKind, TableWithJoins,
+    GroupByExpr, OptimizerHint, Select, SelectInto, SelectItem, SelectItemQualifiedWildcardKind,
+    TableWithJoins,
 };
 
 use super::diagnostics as refuse;
@@ -48,7 +49,7 @@ impl Walker<'_, '_> {
         // The SELECT keyword's position: cheap, unlike the span of the whole SELECT.
         let location = span_location(select.select_token.0.span);
         self.refused_clauses(into.as_ref(), top.is_some(), optimizer_hints, location)?;
-        let mut scope = self.from_clause(from, parent)?;
+        let mut scope = self.select_level(from, parent)?;
         if !lateral_views.is_empty() {
             self.exprs(lateral_views, &scope)?;
         }
@@ -106,7 +107,7 @@ impl Walker<'_, '_> {
     }
 
     /// The SELECT's level: every FROM entry, each seeing the ones before it (through LATERAL).
-    fn from_clause<'s>(
+    fn select_level<'s>(
         &mut self,
         from: &[TableWithJoins],
         parent: &'s Scope<'s>,
@@ -131,7 +132,10 @@ impl Walker<'_, '_> {
                 let excluded = super::columns::excluded_columns(options, self.dialect());
                 self.star(None, scope, &excluded, location)
             }
-            SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), options) => {
+            SelectItem::QualifiedWildcard(
+                SelectItemQualifiedWildcardKind::ObjectName(name),
+                options,
+            ) => {
                 let excluded = super::columns::excluded_columns(options, self.dialect());
                 self.star(Some(name), scope, &excluded, location)
             }
@@ -142,5 +146,47 @@ impl Walker<'_, '_> {
             | SelectItem::ExprWithAlias { expr, .. }
             | SelectItem::ExprWithAliases { expr, .. } => self.exprs(expr, scope),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{code, guard, refusal, PII};
+
+    #[test]
+    fn top_passes_only_where_the_engine_reads_it_as_a_row_limit() {
+        let g = guard(PII, "mssql");
+        assert_eq!(code(&g, "SELECT TOP 5 first_name FROM customer"), None);
+        let g = guard(PII, "postgres");
+        let error = refusal(&g, "SELECT TOP 5 first_name FROM customer").expect("refused");
+        assert_eq!(error.code.as_str(), "unsupported_syntax");
+        assert_eq!(error.hint.as_deref(), Some("use LIMIT instead of TOP"));
+    }
+
+    #[test]
+    fn every_clause_of_a_select_is_checked() {
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT DISTINCT ON (email) first_name FROM customer",
+            "SELECT first_name FROM customer WHERE email IS NULL",
+            "SELECT count(*) FROM customer GROUP BY phone",
+            "SELECT count(*) FROM customer GROUP BY first_name HAVING min(phone) > ''",
+        ] {
+            assert_eq!(
+                code(&g, sql).as_deref(),
+                Some("column_not_allowed"),
+                "{sql}"
+            );
+        }
+        let g = guard(PII, "duckdb");
+        // DuckDB's `FROM t` alone reads every column, as `SELECT *` does.
+        assert_eq!(
+            code(&g, "FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        assert_eq!(
+            code(&g, "SELECT first_name FROM customer QUALIFY email > ''").as_deref(),
+            Some("column_not_allowed")
+        );
     }
 }
