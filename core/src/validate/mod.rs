@@ -8,7 +8,7 @@
 //! in the whole statement with those this walker handled: any difference means a part of the tree
 //! went unchecked, and the query is refused (fail closed).
 //!
-//! Where each part lives: [`scope`] (what a name can resolve to), `query` and `select` (query
+//! Where each part lives: `scope` (what a name can resolve to), `query` and `select` (query
 //! structure), `from` and `relation` (FROM items, joins, table names), `columns` (column
 //! references and stars), `expr` (the expression visitor), `calls` (function calls) and
 //! `diagnostics` (every refusal's message and hint).
