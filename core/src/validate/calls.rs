@@ -1,0 +1,248 @@
+//! Function calls, in expressions and as FROM items: the function policy's decision, the
+//! calls that are really stars (`COLUMNS(...)`, `f(*)`) or run-time names (`IDENTIFIER(...)`),
+//! and the row bound of series functions.
+
+use sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName, Spanned,
+    UnaryOperator, Value,
+};
+
+use super::diagnostics as refuse;
+use super::scope::Scope;
+use super::{span_location, Walker};
+use crate::dialect::Dialect;
+use crate::error::{GuardError, Location};
+use crate::functions::FunctionRefusal;
+use crate::names::fold_object_name;
+
+/// Where a function is called: the lists differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FunctionUse {
+    /// In an expression (`SELECT upper(x)`).
+    Expression,
+    /// As a FROM item (`FROM generate_series(1, 3)`).
+    Table,
+}
+
+/// The most rows a series function may be asked for with literal bounds: past it,
+/// `generate_series(1, 1e12)` or DuckDB's `range(1e12)` (a list in memory) is a denial of
+/// service, whatever the row cap (an aggregate over it returns one row). Bounds that are not
+/// literals are left to the engine's statement timeout.
+pub const MAX_SERIES_ROWS: f64 = 10_000_000.0;
+
+impl Walker<'_, '_> {
+    /// Checks a function name used as `used`: in an expression, or as a table in FROM (each
+    /// dialect has a separate, shorter list of table functions), and records it.
+    pub(super) fn function_name_as(
+        &mut self,
+        name: &ObjectName,
+        used: FunctionUse,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let Some(parts) = fold_object_name(name, self.dialect()) else {
+            return Err(refuse::computed_function_name(location));
+        };
+        let display = parts
+            .iter()
+            .map(|p| p.to_lowercase())
+            .collect::<Vec<_>>()
+            .join(".");
+        let functions = self.ctx.functions;
+        let checked = match used {
+            FunctionUse::Expression => functions.check(&parts),
+            FunctionUse::Table => functions.check_table_function(&parts),
+        };
+        match checked {
+            Ok(()) => {
+                self.analysis.functions.insert(display);
+                Ok(())
+            }
+            Err(FunctionRefusal::Denied) => Err(refuse::function_denied(&display, used, location)),
+            Err(FunctionRefusal::NotAllowlisted) => {
+                let suggestion = match used {
+                    FunctionUse::Expression => functions.suggest(&display),
+                    FunctionUse::Table => functions.suggest_table_function(&display),
+                };
+                Err(refuse::function_not_allowlisted(
+                    &display,
+                    used,
+                    suggestion.as_deref(),
+                    location,
+                ))
+            }
+        }
+    }
+
+    /// A function call in an expression.
+    pub(super) fn function(
+        &mut self,
+        function: &Function,
+        scope: &Scope<'_>,
+    ) -> Result<(), GuardError> {
+        self.counts.function_calls += 1;
+        let location = span_location(function.name.span());
+        if let [part] = function.name.0.as_slice() {
+            let word = part
+                .as_ident()
+                .filter(|i| i.quote_style.is_none())
+                .map(|i| i.value.to_ascii_lowercase());
+            match word.as_deref() {
+                // DuckDB's `COLUMNS('regex')` / `COLUMNS(*)` / `COLUMNS(lambda)`: a star that
+                // picks columns by name at run time.
+                Some("columns") if self.dialect() == Dialect::Duckdb => {
+                    return self.star(None, scope, &[], location);
+                }
+                // Snowflake / Databricks `IDENTIFIER('name')`: a name chosen at run time.
+                Some("identifier") => return Err(refuse::identifier_at_run_time(location)),
+                _ => {}
+            }
+        }
+        self.function_name_as(&function.name, FunctionUse::Expression, location)?;
+        if let FunctionArguments::List(list) = &function.args {
+            series_bound(&function.name, &list.args, location)?;
+            for arg in &list.args {
+                self.star_argument(&function.name, arg, scope, location)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `f(t.*)` reads every column of `t`; `f(*)` every column of the FROM items, except in
+    /// `count(*)`, which counts rows (Snowflake's `OBJECT_CONSTRUCT(*)`, `HASH(*)`, DuckDB's
+    /// `struct_pack(*)`).
+    fn star_argument(
+        &mut self,
+        function: &ObjectName,
+        arg: &FunctionArg,
+        scope: &Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let arg_expr = match arg {
+            FunctionArg::Named { arg, .. }
+            | FunctionArg::ExprNamed { arg, .. }
+            | FunctionArg::Unnamed(arg) => arg,
+        };
+        match arg_expr {
+            FunctionArgExpr::QualifiedWildcard(name) => self.star(Some(name), scope, &[], location),
+            FunctionArgExpr::Wildcard if !is_count(function) => {
+                self.star(None, scope, &[], location)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// True for `count` (any case, unqualified).
+fn is_count(name: &ObjectName) -> bool {
+    matches!(name.0.as_slice(), [part] if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("count")))
+}
+
+/// Refuses `generate_series` / `range` whose literal bounds span more than
+/// [`MAX_SERIES_ROWS`] values.
+pub(super) fn series_bound(
+    name: &ObjectName,
+    args: &[FunctionArg],
+    location: Option<Location>,
+) -> Result<(), GuardError> {
+    let Some(last) = name.0.last().and_then(|p| p.as_ident()) else {
+        return Ok(());
+    };
+    let function = last.value.to_ascii_lowercase();
+    if !matches!(function.as_str(), "generate_series" | "range") {
+        return Ok(());
+    }
+    match series_rows(args) {
+        Some(rows) if !(rows.is_finite() && rows <= MAX_SERIES_ROWS) => {
+            Err(refuse::series_too_long(&function, location))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// How many values a series over literal `args` (`stop`, `start, stop` or `start, stop, step`)
+/// produces; `None` when a bound is not a literal.
+fn series_rows(args: &[FunctionArg]) -> Option<f64> {
+    let numbers: Vec<f64> = args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => numeric_literal(e),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let (start, stop, step) = match numbers.as_slice() {
+        // DuckDB's range(stop) / generate_series(stop) start at 0.
+        [stop] => (0.0, *stop, 1.0),
+        [start, stop] => (*start, *stop, 1.0),
+        [start, stop, step] => (*start, *stop, *step),
+        _ => return None,
+    };
+    Some(if step == 0.0 {
+        f64::INFINITY
+    } else {
+        ((stop - start) / step).max(0.0)
+    })
+}
+
+/// A numeric literal, possibly negated or parenthesised.
+fn numeric_literal(expr: &Expr) -> Option<f64> {
+    match expr {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => numeric_literal(expr).map(|n| -n),
+        Expr::Nested(inner) => numeric_literal(inner),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{code, guard, PII};
+
+    #[test]
+    fn a_series_over_literal_bounds_is_capped() {
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT count(*) FROM generate_series(1, 100000000)",
+            "SELECT count(*) FROM generate_series(-100000000, 1)",
+            "SELECT count(*) FROM generate_series(1, 10, 0)",
+            "SELECT generate_series(1, 100000000)",
+        ] {
+            assert_eq!(
+                code(&g, sql).as_deref(),
+                Some("function_not_allowed"),
+                "{sql}"
+            );
+        }
+        for sql in [
+            "SELECT count(*) FROM generate_series(1, 10)",
+            // Counting down is empty, not unbounded.
+            "SELECT count(*) FROM generate_series(10, 1)",
+            "SELECT count(*) FROM generate_series(1, 100000000, 1000)",
+        ] {
+            assert_eq!(code(&g, sql), None, "{sql}");
+        }
+        let g = guard(PII, "duckdb");
+        assert_eq!(
+            code(&g, "SELECT count(*) FROM range(100000000)").as_deref(),
+            Some("function_not_allowed")
+        );
+    }
+
+    #[test]
+    fn run_time_names_are_refused() {
+        let g = guard(PII, "snowflake");
+        assert_eq!(
+            code(&g, "SELECT IDENTIFIER('email') FROM customer").as_deref(),
+            Some("unsupported_syntax")
+        );
+        assert_eq!(
+            code(&g, "SELECT * FROM TABLE('customer')").as_deref(),
+            Some("unsupported_syntax")
+        );
+    }
+}

@@ -1,0 +1,500 @@
+//! Column references: qualified (`t.c`) and bare (`c`) names resolved through the scope, whole-row
+//! references, and stars (`*`, `t.*`, `* EXCLUDE (...)`, DuckDB's `COLUMNS(...)`).
+
+use sqlparser::ast::{ExcludeSelectItem, Ident, ObjectName, WildcardAdditionalOptions};
+
+use super::diagnostics as refuse;
+use super::scope::{Scope, Source, SourceKind};
+use super::{span_location, Walker};
+use crate::dialect::Dialect;
+use crate::error::{GuardError, Location};
+use crate::names::{closest, fold_ident, fold_object_name};
+
+impl Walker<'_, '_> {
+    /// `*` (over the current SELECT's sources) or `qualifier.*`, less the `excluded` (folded)
+    /// columns of `* EXCLUDE (...)` / `* EXCEPT (...)`.
+    pub(super) fn star(
+        &mut self,
+        qualifier: Option<&ObjectName>,
+        scope: &Scope<'_>,
+        excluded: &[String],
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let sources: Vec<&Source> = match qualifier {
+            None => scope.sources.iter().collect(),
+            Some(name) => self.star_sources(name, scope, location)?,
+        };
+        for source in sources {
+            let SourceKind::Table(table) = &source.kind else {
+                continue;
+            };
+            if table.protected.iter().any(|p| !excluded.contains(p)) {
+                return Err(match &table.columns {
+                    Some(_) => refuse::star_over_protected(table, &source.open_columns(), location),
+                    None => refuse::star_on_restricted_table(table, location),
+                });
+            }
+            if let Some(columns) = &table.columns {
+                for c in columns.iter().filter(|c| !excluded.contains(c)) {
+                    self.analysis
+                        .columns
+                        .insert(format!("{}.{c}", table.display));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The FROM items, at any level, that `name.*` covers: every one of that name (two items
+    /// under one name are an engine error or either one).
+    fn star_sources<'s>(
+        &self,
+        name: &ObjectName,
+        scope: &'s Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<Vec<&'s Source>, GuardError> {
+        let Some(q) = fold_object_name(name, self.dialect()) else {
+            return Err(refuse::computed_qualifier(location));
+        };
+        let named: Vec<&Source> = scope.all_sources().filter(|s| s.is_named(&q)).collect();
+        if named.is_empty() {
+            // The engine would reject it, or read something this walker cannot see.
+            return Err(refuse::star_names_no_table(name, location));
+        }
+        Ok(named)
+    }
+
+    /// A column reference, `qualifier.column` or a bare `column`.
+    pub(super) fn column(
+        &mut self,
+        qualifier: &[Ident],
+        column: &Ident,
+        scope: &Scope<'_>,
+    ) -> Result<(), GuardError> {
+        let access = self.ctx.access;
+        if !access.has_column_rules() && !access.has_catalog() {
+            return Ok(());
+        }
+        let location = span_location(column.span);
+        let name = fold_ident(column, self.dialect());
+        if qualifier.is_empty() {
+            return self.bare_column(&name, scope, location);
+        }
+        let q: Vec<String> = qualifier
+            .iter()
+            .map(|i| fold_ident(i, self.dialect()))
+            .collect();
+        if self.qualified_column(&q, &name, scope, location)? {
+            return Ok(());
+        }
+        // Not a source: a composite value's field (`c.f`) or a name the database will reject.
+        if let Some(first) = qualifier.first() {
+            self.column(&[], first, scope)?;
+        }
+        self.conservative(&name, scope, location)
+    }
+
+    /// `q.name` where `q` names FROM items; false when it names none. SQLite (unlike
+    /// PostgreSQL, which stops at the innermost item of that name) keeps looking outward when
+    /// the innermost `q` lacks the column: every item named `q` up to the first known to have
+    /// it is a candidate.
+    fn qualified_column(
+        &mut self,
+        q: &[String],
+        name: &str,
+        scope: &Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<bool, GuardError> {
+        let mut first_named = None;
+        for level in scope.levels() {
+            let mut binds_here = false;
+            for source in level.sources.iter().filter(|s| s.is_named(q)) {
+                first_named.get_or_insert(source);
+                match source.known_columns() {
+                    Some(columns) if columns.iter().any(|c| c == name) => {
+                        self.bound(source, name, location)?;
+                        binds_here = true;
+                    }
+                    Some(_) => {}
+                    None => self.bound(source, name, location)?,
+                }
+            }
+            if binds_here {
+                return Ok(true);
+            }
+        }
+        match first_named {
+            // Named, but no item of that name has the column: the engine's error, with a hint.
+            Some(source) => self.bound(source, name, location).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    /// A bare column name, resolved as [`Scope`] describes: every candidate at each level up to
+    /// the level that binds it must be open, and a whole-row reference to a table with
+    /// protected columns is refused.
+    fn bare_column(
+        &mut self,
+        name: &str,
+        scope: &Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let found = self.bare_column_candidates(name, scope, location)?;
+        let is_row = whole_row(name, scope, location)?;
+        if found.exists || found.open_ended || is_row {
+            return Ok(());
+        }
+        // With a catalog and every source known, an unbound name does not exist.
+        let all: Vec<&Source> = scope.all_sources().collect();
+        if self.ctx.access.has_catalog() && !all.is_empty() {
+            let visible = all.iter().flat_map(|s| s.open_columns());
+            let suggestion = closest(name, visible);
+            return Err(refuse::unknown_column(name, None, suggestion, location));
+        }
+        Ok(())
+    }
+
+    /// Checks every candidate for the bare `name`, level by level, up to the level that binds
+    /// it (and through the weak levels past it).
+    fn bare_column_candidates(
+        &mut self,
+        name: &str,
+        scope: &Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<BareColumn, GuardError> {
+        let mut found = BareColumn::default();
+        let mut weak_remaining = 0usize;
+        let mut bound = false;
+        for level in scope.levels() {
+            let weak = weak_remaining > 0;
+            // Bound: the levels still scanned are the SELECT's other FROM items that this part
+            // of it cannot see (an ON clause); a protected one there is refused all the same,
+            // since engines differ on what an ON clause sees.
+            if bound && !weak {
+                break;
+            }
+            let mut binds_here = false;
+            for source in &level.sources {
+                match source.known_columns() {
+                    Some(columns) if columns.iter().any(|c| c == name) => {
+                        self.bound(source, name, location)?;
+                        binds_here = true;
+                    }
+                    Some(_) => {}
+                    None => {
+                        found.open_ended = true;
+                        protected_candidate(source, name, location)?;
+                    }
+                }
+            }
+            found.exists |= binds_here || level.aliases.iter().any(|a| a == name);
+            bound |= binds_here && !weak;
+            weak_remaining = weak_remaining.saturating_sub(1).max(level.weak_levels);
+        }
+        Ok(found)
+    }
+
+    /// A column bound to a source: protected or unknown columns are refused.
+    fn bound(
+        &mut self,
+        source: &Source,
+        name: &str,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let SourceKind::Table(table) = &source.kind else {
+            return Ok(());
+        };
+        if table.protected.iter().any(|p| p == name) {
+            return Err(refuse::column_not_allowed(table, name, location));
+        }
+        if let Some(columns) = &table.columns {
+            if !columns.iter().any(|c| c == name) {
+                let suggestion = closest(name, source.open_columns());
+                return Err(refuse::unknown_column(
+                    name,
+                    Some(&table.display),
+                    suggestion,
+                    location,
+                ));
+            }
+            self.analysis
+                .columns
+                .insert(format!("{}.{name}", table.display));
+        }
+        Ok(())
+    }
+
+    /// Refuses a name that any table in scope protects, when it cannot be bound for sure.
+    fn conservative(
+        &self,
+        name: &str,
+        scope: &Scope<'_>,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        if !self.ctx.access.is_protected_anywhere(name) {
+            return Ok(());
+        }
+        scope
+            .all_sources()
+            .try_for_each(|source| protected_candidate(source, name, location))
+    }
+}
+
+/// What the level-by-level search for a bare name found.
+#[derive(Debug, Default)]
+struct BareColumn {
+    /// A FROM item has it, or a select-list alias is called so.
+    exists: bool,
+    /// Some FROM item on the way could own any name (its columns are unknown).
+    open_ended: bool,
+}
+
+/// Refuses `name` when `source` is a table that protects a column of that name: a candidate the
+/// name may refer to.
+fn protected_candidate(
+    source: &Source,
+    name: &str,
+    location: Option<Location>,
+) -> Result<(), GuardError> {
+    match source.protecting(name) {
+        Some(table) => Err(refuse::column_may_be_protected(table, name, location)),
+        None => Ok(()),
+    }
+}
+
+/// A bare table name or alias is also a whole-row reference (`SELECT c FROM customer c`):
+/// refused over a table with protected columns. True when `name` names a FROM item.
+fn whole_row(
+    name: &str,
+    scope: &Scope<'_>,
+    location: Option<Location>,
+) -> Result<bool, GuardError> {
+    let as_qualifier = [name.to_string()];
+    let mut is_row = false;
+    for source in scope.all_sources().filter(|s| s.is_named(&as_qualifier)) {
+        if let Some(table) = source.protected_table() {
+            return Err(refuse::whole_row_of_protected(name, table, location));
+        }
+        is_row = true;
+    }
+    Ok(is_row)
+}
+
+/// The columns a star leaves out: `* EXCLUDE (a, b)` (DuckDB, Snowflake) and `* EXCEPT (a)`
+/// (BigQuery, Databricks), folded. `* ILIKE 'pattern'` and `* RENAME` / `* REPLACE` leave out
+/// nothing: a pattern is not evaluated here, and a renamed or replaced column is still read.
+pub(super) fn excluded_columns(
+    options: &WildcardAdditionalOptions,
+    dialect: Dialect,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if options.opt_ilike.is_some() {
+        return out;
+    }
+    match &options.opt_exclude {
+        Some(ExcludeSelectItem::Single(name)) => out.extend(last_part(name, dialect)),
+        Some(ExcludeSelectItem::Multiple(names)) => {
+            out.extend(names.iter().filter_map(|n| last_part(n, dialect)))
+        }
+        None => {}
+    }
+    if let Some(except) = &options.opt_except {
+        out.push(fold_ident(&except.first_element, dialect));
+        out.extend(
+            except
+                .additional_elements
+                .iter()
+                .map(|i| fold_ident(i, dialect)),
+        );
+    }
+    out
+}
+
+/// The last part of `name`, folded (`EXCLUDE (t.a)` leaves out `a`).
+fn last_part(name: &ObjectName, dialect: Dialect) -> Option<String> {
+    name.0
+        .last()
+        .and_then(|p| p.as_ident())
+        .map(|i| fold_ident(i, dialect))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{code, guard, refusal, CATALOG, PII};
+
+    #[test]
+    fn an_alias_never_hides_a_protected_column_in_any_clause() {
+        let clauses = [
+            "SELECT email AS email FROM customer",
+            "SELECT first_name AS email, upper(email) AS u FROM customer",
+            "SELECT first_name AS email FROM customer WHERE email > ''",
+            "SELECT first_name AS email FROM customer GROUP BY email",
+            "SELECT first_name AS email FROM customer GROUP BY first_name HAVING max(email) > ''",
+            "SELECT first_name AS email FROM customer ORDER BY email",
+            "SELECT first_name AS email FROM customer ORDER BY email || ''",
+            "SELECT first_name AS email, rank() OVER (ORDER BY email) AS r FROM customer",
+            "SELECT first_name AS email, rank() OVER w AS r FROM customer WINDOW w AS (ORDER BY email)",
+        ];
+        for dialect in ["postgres", "mysql", "sqlite", "duckdb"] {
+            for policy in [PII, CATALOG] {
+                let g = guard(policy, dialect);
+                for sql in clauses {
+                    if dialect != "postgres" && sql.contains("WINDOW w") {
+                        continue;
+                    }
+                    assert_eq!(
+                        code(&g, sql).as_deref(),
+                        Some("column_not_allowed"),
+                        "{dialect}: {sql}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_innermost_table_that_could_own_a_name_is_a_candidate() {
+        let g = guard(PII, "postgres");
+        // Without a catalog, `customer` could have `email`: the outer `d.email` does not bind it.
+        for sql in [
+            "SELECT (SELECT max(email) FROM customer) AS e FROM (SELECT 1 AS email) d",
+            "WITH d AS (SELECT 1 AS email) SELECT (SELECT max(email) FROM customer) FROM d",
+            "SELECT 1 FROM (SELECT 1 AS email) d WHERE EXISTS (SELECT 1 FROM customer WHERE email > '')",
+        ] {
+            assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"), "{sql}");
+        }
+        // A table that could own the name inner, an open table outer: still refused when the
+        // outer one is the protected one (the inner may not have the column).
+        assert_eq!(
+            code(&g, "SELECT (SELECT max(email) FROM vendor) FROM customer").as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn a_known_column_binds_at_its_level_and_stops_the_search() {
+        let g = guard(CATALOG, "postgres");
+        // The catalog says vendor has `email`: the engine binds it there, never to customer.
+        assert_eq!(
+            code(
+                &g,
+                "SELECT (SELECT max(email) FROM vendor) AS m FROM customer"
+            ),
+            None
+        );
+        // ... unless a protected table is at the same level.
+        assert_eq!(
+            code(&g, "SELECT max(email) FROM vendor, customer").as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn a_qualified_name_looks_outward_past_an_item_without_the_column() {
+        // SQLite binds `c.email` to the outer `c` when the inner `c` has no `email`.
+        let g = guard(PII, "sqlite");
+        let sql = "SELECT (SELECT c.email FROM invoice c) AS e FROM customer c";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        let g = guard(CATALOG, "sqlite");
+        let sql = "SELECT (SELECT c.email FROM vendor c) AS e FROM customer c";
+        assert_eq!(code(&g, sql), None, "vendor has email: bound there");
+    }
+
+    #[test]
+    fn a_protected_item_an_on_clause_cannot_see_still_refuses() {
+        let g = guard(CATALOG, "postgres");
+        // Inside the ON clause, `email` binds to the join's members (vendor v, vendor w); the
+        // SELECT's other item `customer` is out of the ON clause's sight in PostgreSQL but not
+        // in DuckDB, so the search goes on through that weak level and refuses.
+        let sql = "SELECT 1 FROM customer c, vendor v JOIN vendor w ON email > ''";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+        // The same ON clause with only open tables around it passes.
+        let sql = "SELECT 1 FROM vendor u, vendor v JOIN vendor w ON v.email = w.email";
+        assert_eq!(code(&g, sql), None);
+        // Parenthesised joins: the weak levels span every join around the ON clause.
+        let sql = "SELECT 1 FROM customer c, vendor v JOIN (vendor w JOIN vendor x ON email > '') \
+                   ON true";
+        assert_eq!(code(&g, sql).as_deref(), Some("column_not_allowed"));
+    }
+
+    #[test]
+    fn a_qualifier_that_names_no_item_refuses_a_protected_field_name() {
+        // `x` is not a FROM item: `x.email` may be a field of a composite column `x`, or the
+        // engine's error; `email` is protected somewhere in scope, so it is refused.
+        let g = guard(PII, "postgres");
+        let error = refusal(&g, "SELECT x.email FROM customer").expect("refused");
+        assert_eq!(error.code.as_str(), "column_not_allowed");
+        assert!(
+            error.message.contains("customer.email"),
+            "{}",
+            error.message
+        );
+        assert_eq!(code(&g, "SELECT x.first_name FROM customer"), None);
+    }
+
+    #[test]
+    fn an_unknown_column_names_its_table_and_a_close_open_column() {
+        let g = guard(CATALOG, "postgres");
+        let error = refusal(&g, "SELECT vendor_idd FROM vendor").expect("refused");
+        assert_eq!(error.code.as_str(), "unknown_column");
+        assert_eq!(error.hint.as_deref(), Some("did you mean `vendor_id`?"));
+        let error = refusal(&g, "SELECT v.vendor_idd FROM vendor v").expect("refused");
+        assert!(error.message.contains("`vendor`"), "{}", error.message);
+        // A protected column is never suggested.
+        let error = refusal(&g, "SELECT c.emial FROM customer c").expect("refused");
+        assert_ne!(error.hint.as_deref(), Some("did you mean `email`?"));
+    }
+
+    #[test]
+    fn a_star_that_leaves_out_every_protected_column_passes() {
+        let g = guard(PII, "duckdb");
+        assert_eq!(
+            code(&g, "SELECT * EXCLUDE (email, phone) FROM customer"),
+            None
+        );
+        assert_eq!(
+            code(&g, "SELECT * EXCLUDE (email) FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        assert_eq!(
+            code(&g, "SELECT COLUMNS('.*') FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        let g = guard(PII, "snowflake");
+        assert_eq!(
+            code(&g, "SELECT OBJECT_CONSTRUCT(*) FROM customer").as_deref(),
+            Some("star_on_restricted_table")
+        );
+        assert_eq!(code(&g, "SELECT count(*) FROM customer"), None);
+    }
+
+    #[test]
+    fn a_star_over_a_catalog_table_lists_the_open_columns() {
+        let g = guard(CATALOG, "postgres");
+        let error = refusal(&g, "SELECT * FROM customer").expect("refused");
+        assert_eq!(error.code.as_str(), "column_not_allowed");
+        assert_eq!(
+            error.hint.as_deref(),
+            Some("list the columns you need: customer_id, first_name")
+        );
+        assert_eq!(
+            code(&g, "SELECT z.* FROM vendor v").as_deref(),
+            Some("unknown_table")
+        );
+        assert_eq!(code(&g, "SELECT v.* FROM vendor v"), None);
+    }
+
+    #[test]
+    fn whole_row_references_to_a_protected_table_are_refused() {
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT c FROM customer c",
+            "SELECT row_to_json(customer) FROM customer",
+            "SELECT to_json(c.*) FROM customer c",
+            "SELECT (c).email FROM customer c",
+        ] {
+            assert!(code(&g, sql).is_some(), "{sql}");
+        }
+        assert_eq!(code(&g, "SELECT v FROM vendor v"), None);
+    }
+}

@@ -1,0 +1,112 @@
+//! Refusals about function calls, casts and variables.
+
+use super::{refusal, unsupported};
+use crate::error::{ErrorCode, GuardError, Location};
+use crate::validate::calls::{FunctionUse, MAX_SERIES_ROWS};
+
+/// A function name that is not made of identifiers.
+pub(in crate::validate) fn computed_function_name(location: Option<Location>) -> GuardError {
+    unsupported("a computed function name", location)
+}
+
+fn function_kind(used: FunctionUse) -> &'static str {
+    match used {
+        FunctionUse::Expression => "function",
+        FunctionUse::Table => "table function",
+    }
+}
+
+/// A function on the deny list.
+pub(in crate::validate) fn function_denied(
+    display: &str,
+    used: FunctionUse,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::FunctionNotAllowed,
+        format!("{} `{display}` is not allowed", function_kind(used)),
+        format!(
+            "remove `{display}`: it is denied (it can reach files, the network, locks or the \
+             server); an operator may allow it with functions.allow"
+        ),
+        location,
+    )
+}
+
+/// A function not on the allow list, with a close allowed name when there is one.
+pub(in crate::validate) fn function_not_allowlisted(
+    display: &str,
+    used: FunctionUse,
+    suggestion: Option<&str>,
+    location: Option<Location>,
+) -> GuardError {
+    let hint = match suggestion {
+        Some(s) if s != display => format!(
+            "did you mean `{s}`? Otherwise remove `{display}`, or add it to the policy's \
+             functions.allow"
+        ),
+        _ => format!(
+            "remove `{display}`, or add it to the policy's functions.allow if it has no side \
+             effects"
+        ),
+    };
+    refusal(
+        ErrorCode::FunctionNotAllowed,
+        format!("{} `{display}` is not allowed", function_kind(used)),
+        hint,
+        location,
+    )
+}
+
+/// `generate_series` / `range` over literal bounds wider than [`MAX_SERIES_ROWS`].
+pub(in crate::validate) fn series_too_long(
+    function: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::FunctionNotAllowed,
+        format!("`{function}` over these bounds produces more than {MAX_SERIES_ROWS} values"),
+        "narrow the bounds of the series (at most 10000000 values)",
+        location,
+    )
+}
+
+/// `seq.nextval` / `seq.currval`.
+pub(in crate::validate) fn sequence_call(
+    sequence: &str,
+    call: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::FunctionNotAllowed,
+        format!("`{sequence}.{call}` reads or advances a sequence"),
+        "remove the sequence reference; sequences change state when read",
+        location,
+    )
+}
+
+/// A cast to a PostgreSQL OID alias type (`::regclass`).
+pub(in crate::validate) fn catalog_type_cast(
+    type_name: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::SystemCatalog,
+        format!("a cast to `{type_name}` looks names up in the system catalogs"),
+        "remove the cast; system catalogs are not open to queries",
+        location,
+    )
+}
+
+/// `@@datadir` and other server variables.
+pub(in crate::validate) fn server_variable(
+    variable: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::SystemCatalog,
+        format!("`{variable}` reads a server variable"),
+        "remove the server variable; server settings are not open to queries",
+        location,
+    )
+}

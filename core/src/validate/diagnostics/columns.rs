@@ -1,0 +1,123 @@
+//! Refusals about columns and stars: protected, unknown, whole-row.
+
+use sqlparser::ast::ObjectName;
+
+use super::{refusal, unsupported};
+use crate::access::ResolvedTable;
+use crate::error::{ErrorCode, GuardError, Location};
+
+/// `x.*` where the qualifier is not made of identifiers.
+pub(in crate::validate) fn computed_qualifier(location: Option<Location>) -> GuardError {
+    unsupported("a computed qualifier", location)
+}
+
+/// `x.*` where no FROM item is named `x`.
+pub(in crate::validate) fn star_names_no_table(
+    name: &ObjectName,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::UnknownTable,
+        format!("`{name}.*` names no table of this query"),
+        "qualify `*` with a table name or alias from FROM",
+        location,
+    )
+}
+
+/// `*` over a catalog table with protected columns: the hint lists the `open` ones.
+pub(in crate::validate) fn star_over_protected(
+    table: &ResolvedTable,
+    open: &[&str],
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::ColumnNotAllowed,
+        format!("`*` over `{}` includes a protected column", table.display),
+        format!("list the columns you need: {}", open.join(", ")),
+        location,
+    )
+}
+
+/// `*` over a table with protected columns whose columns are unknown.
+pub(in crate::validate) fn star_on_restricted_table(
+    table: &ResolvedTable,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::StarOnRestrictedTable,
+        format!("`*` over `{}`, which has protected columns", table.display),
+        "list the columns you need",
+        location,
+    )
+}
+
+/// A column bound to `table` that the policy protects.
+pub(in crate::validate) fn column_not_allowed(
+    table: &ResolvedTable,
+    column: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::ColumnNotAllowed,
+        format!(
+            "column `{}.{column}` is protected by the policy",
+            table.display
+        ),
+        "remove the protected column from the query",
+        location,
+    )
+}
+
+/// A name that `table`, whose columns may include it, protects.
+pub(in crate::validate) fn column_may_be_protected(
+    table: &ResolvedTable,
+    column: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::ColumnNotAllowed,
+        format!(
+            "`{column}` may refer to the protected column `{}.{column}`",
+            table.display
+        ),
+        "remove the protected column from the query, and do not reuse its name for an alias or \
+         another table's column",
+        location,
+    )
+}
+
+/// A bare table name or alias used as a value: the whole row of a table with protected columns.
+pub(in crate::validate) fn whole_row_of_protected(
+    name: &str,
+    table: &ResolvedTable,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::ColumnNotAllowed,
+        format!(
+            "`{name}` is a whole-row reference to `{}`, which has protected columns",
+            table.display
+        ),
+        "list the columns you need",
+        location,
+    )
+}
+
+/// A column that does not exist in `table` (or, without one, in any table of the query).
+pub(in crate::validate) fn unknown_column(
+    column: &str,
+    table: Option<&str>,
+    suggestion: Option<&str>,
+    location: Option<Location>,
+) -> GuardError {
+    let message = match table {
+        Some(t) => format!("column `{column}` does not exist in `{t}`"),
+        None => format!("column `{column}` does not exist in the tables of this query"),
+    };
+    let hint = match (suggestion, table) {
+        (Some(s), _) => format!("did you mean `{s}`?"),
+        (None, Some(t)) => format!("check the column name; `{t}` has no such column"),
+        (None, None) => "check the column name; no table of this query has such a column".into(),
+    };
+    refusal(ErrorCode::UnknownColumn, message, hint, location)
+}

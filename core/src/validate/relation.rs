@@ -1,0 +1,175 @@
+//! What a name in table position is: a CTE in scope, a table checked against the policy, or
+//! something an engine reads as data (a file, a URL, a stage, a pattern over tables).
+
+use sqlparser::ast::{Ident, ObjectName, Spanned};
+
+use super::diagnostics as refuse;
+use super::scope::{Scope, Source, SourceKind};
+use super::{span_location, Walker};
+use crate::access::TableRefusal;
+use crate::dialect::Dialect;
+use crate::error::GuardError;
+use crate::names::fold_object_name;
+
+impl Walker<'_, '_> {
+    /// Resolves a relation in FROM: a CTE in scope, or a table checked against the policy.
+    pub(super) fn relation(
+        &mut self,
+        name: &ObjectName,
+        alias: Option<String>,
+        scope: &Scope<'_>,
+    ) -> Result<Source, GuardError> {
+        let location = span_location(name.span());
+        let string_literal = name
+            .0
+            .iter()
+            .any(|p| p.as_ident().is_some_and(|i| i.quote_style == Some('\'')));
+        if string_literal {
+            return Err(refuse::file_path_as_table(name, location));
+        }
+        let Some(parts) = fold_object_name(name, self.dialect()) else {
+            return Err(refuse::computed_table_name(location));
+        };
+        if let [single] = parts.as_slice() {
+            if let Some(columns) = scope.find_cte(single) {
+                return Ok(Source {
+                    alias: Some(alias.unwrap_or_else(|| single.clone())),
+                    kind: SourceKind::Derived(columns.clone()),
+                });
+            }
+        }
+        if let Some(reason) = not_a_table(name, self.dialect()) {
+            return Err(refuse::not_a_table(name, reason, location));
+        }
+        match self.ctx.access.resolve(&parts) {
+            Ok(table) => {
+                self.analysis.tables.insert(table.display.clone());
+                Ok(Source {
+                    alias,
+                    kind: SourceKind::Table(table),
+                })
+            }
+            Err(TableRefusal::SystemCatalog) => Err(refuse::system_catalog(name, location)),
+            Err(TableRefusal::NotAllowed(suggestion)) => Err(refuse::table_not_allowed(
+                name,
+                suggestion.as_deref(),
+                location,
+            )),
+            Err(TableRefusal::Unknown(suggestion)) => {
+                Err(refuse::unknown_table(name, suggestion.as_deref(), location))
+            }
+        }
+    }
+}
+
+/// Databricks / Spark and Hive read a file when a table name is qualified by a data source
+/// format: `` csv.`/path` ``, `` text.`s3://...` ``.
+const FILE_FORMATS: [&str; 12] = [
+    "avro",
+    "binaryfile",
+    "cloudfiles",
+    "csv",
+    "delta",
+    "image",
+    "jdbc",
+    "json",
+    "libsvm",
+    "orc",
+    "parquet",
+    "text",
+];
+
+/// Why a FROM name is something other than a table, if it is: engines read a path, a URL, a
+/// stage or a pattern in table position as data (DuckDB's replacement scans of
+/// `"/path/file.csv"` or `"data.parquet"`, Spark's `` csv.`/path` ``, Snowflake's `@stage/...`,
+/// BigQuery's wildcard tables `` `ds.employee*` `` that also match denied tables).
+fn not_a_table(name: &ObjectName, dialect: Dialect) -> Option<&'static str> {
+    let idents: Vec<&Ident> = name.0.iter().filter_map(|p| p.as_ident()).collect();
+    for ident in &idents {
+        let v = ident.value.as_str();
+        if v.starts_with('@') {
+            return Some("is a stage (files)");
+        }
+        if v.contains(['/', '\\']) || v.contains("://") {
+            return Some("is a file path or URL");
+        }
+        if v.contains(['*', '?', '[']) {
+            return Some("is a pattern over several tables (it can match denied tables)");
+        }
+        if ident.quote_style.is_some()
+            && matches!(
+                dialect,
+                Dialect::Duckdb | Dialect::Databricks | Dialect::Hive
+            )
+            && (v.contains('.') || v.contains(':') || v.starts_with('~'))
+        {
+            return Some("is read as a file name");
+        }
+    }
+    if dialect == Dialect::Sqlite {
+        // Eponymous virtual tables that need no CREATE: `fsdir` lists directories and reads
+        // files, `zipfile` / `sqlar` read archives, `generate_series` without arguments takes
+        // its bounds from the WHERE clause (unbounded work), `carray` reads memory by pointer.
+        let last = idents.last().map(|i| i.value.to_ascii_lowercase());
+        if let Some("fsdir" | "zipfile" | "sqlar" | "generate_series" | "carray" | "completion") =
+            last.as_deref()
+        {
+            return Some("is a SQLite virtual table that reads files, memory or unbounded rows");
+        }
+    }
+    if matches!(dialect, Dialect::Databricks | Dialect::Hive) && idents.len() >= 2 {
+        let qualifier = idents[idents.len() - 2].value.to_ascii_lowercase();
+        if FILE_FORMATS.contains(&qualifier.as_str()) {
+            return Some("reads a file in place (a data source format qualifier)");
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(parts: &[(&str, Option<char>)]) -> ObjectName {
+        ObjectName::from(
+            parts
+                .iter()
+                .map(|(v, q)| Ident {
+                    value: v.to_string(),
+                    quote_style: *q,
+                    span: sqlparser::tokenizer::Span::empty(),
+                })
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn paths_stages_and_patterns_are_not_tables_in_any_dialect() {
+        for dialect in Dialect::ALL.iter().copied() {
+            for v in ["@stage/dir", "/etc/passwd", "s3://bucket/x", "ds.employee*"] {
+                assert!(
+                    not_a_table(&name(&[(v, Some('"'))]), dialect).is_some(),
+                    "{dialect}: {v}"
+                );
+            }
+            assert_eq!(not_a_table(&name(&[("customer", None)]), dialect), None);
+        }
+    }
+
+    #[test]
+    fn a_quoted_file_name_is_data_only_where_the_engine_scans_it() {
+        let file = name(&[("data.parquet", Some('"'))]);
+        assert!(not_a_table(&file, Dialect::Duckdb).is_some());
+        assert_eq!(not_a_table(&file, Dialect::Postgres), None);
+    }
+
+    #[test]
+    fn format_qualifiers_and_virtual_tables_are_dialect_specific() {
+        let csv = name(&[("csv", None), ("data", Some('`'))]);
+        assert!(not_a_table(&csv, Dialect::Databricks).is_some());
+        assert_eq!(not_a_table(&csv, Dialect::Postgres), None);
+        let fsdir = name(&[("FSDIR", None)]);
+        assert!(not_a_table(&fsdir, Dialect::Sqlite).is_some());
+        assert_eq!(not_a_table(&fsdir, Dialect::Postgres), None);
+    }
+}
