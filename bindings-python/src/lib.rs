@@ -15,7 +15,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, IntoPyObjectExt};
-use pythonize::pythonize;
+use pythonize::{depythonize, pythonize};
+use serde::de::DeserializeOwned;
 use sqlgate::policy::{
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
 };
@@ -61,8 +62,8 @@ impl ErrorClass {
 static REJECTED: ErrorClass = ErrorClass::new("Rejected");
 /// `sqlgate.PolicyError`: the policy cannot be used.
 static POLICY_ERROR: ErrorClass = ErrorClass::new("PolicyError");
-/// `sqlgate._policy.policy_json`, imported once.
-static POLICY_JSON: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// `sqlgate._policy.policy_source`, imported once.
+static POLICY_SOURCE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The Python exception a refusal with `code` raises.
 ///
@@ -165,9 +166,25 @@ fn parse_dialect(py: Python<'_>, name: &str) -> PyResult<Dialect> {
     Dialect::from_str(name).map_err(|message| policy_error(py, "dialect", &message))
 }
 
-/// Converts an optional Python mapping into one section of the policy, through JSON so that the
-/// core's serde rules (unknown fields refused) apply unchanged.
-fn section<T: serde::de::DeserializeOwned + Default>(
+/// Reads a Python value (dicts, lists, strings, numbers, booleans, `None`) into `T` by core's serde
+/// rules. On a value `T` does not accept, `invalid(path, message)` builds the error, `path` being
+/// the place inside the value (`.` for the value itself).
+///
+/// The value becomes a JSON value first (`depythonize`, no text in between) and `T` is read from
+/// that: read straight from the Python objects, `T` would take a `str` as a list of characters
+/// and anything truthy as `true`, which a JSON policy file never allows.
+fn from_python<T: DeserializeOwned>(
+    value: &Bound<'_, PyAny>,
+    invalid: impl FnOnce(&str, &str) -> PyErr,
+) -> PyResult<T> {
+    let json: serde_json::Value = depythonize(value)?;
+    serde_path_to_error::deserialize(json)
+        .map_err(|e| invalid(&e.path().to_string(), &e.inner().to_string()))
+}
+
+/// Converts an optional Python mapping into one section of the policy. The error names the
+/// section as its field and says where inside it the fault is.
+fn section<T: DeserializeOwned + Default>(
     py: Python<'_>,
     field: &str,
     value: Option<&Bound<'_, PyAny>>,
@@ -175,11 +192,26 @@ fn section<T: serde::de::DeserializeOwned + Default>(
     let Some(value) = value.filter(|v| !v.is_none()) else {
         return Ok(T::default());
     };
-    let text: String = py
-        .import(intern!(py, "json"))?
-        .call_method1(intern!(py, "dumps"), (value,))?
-        .extract()?;
-    serde_json::from_str(&text).map_err(|e| policy_error(py, field, &e.to_string()))
+    from_python(value, |path, message| {
+        let message = match path {
+            "." => message.to_string(),
+            index if index.starts_with('[') => format!("{message} at {field}{index}"),
+            inner => format!("{message} at {field}.{inner}"),
+        };
+        policy_error(py, field, &message)
+    })
+}
+
+/// Converts a whole policy given as a Python mapping; the error's field is the path at fault,
+/// as core's [`Policy::from_json`] names it.
+fn policy_from_python(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Policy> {
+    from_python(value, |path, message| {
+        let field = match path {
+            "." => "policy",
+            inner => inner,
+        };
+        policy_error(py, field, message)
+    })
 }
 
 /// An approved query: execute `sql`, never the text that was submitted.
@@ -331,9 +363,12 @@ impl PyGuard {
         py: Python<'_>,
         policy: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let loader = POLICY_JSON.import(py, "sqlgate._policy", "policy_json")?;
-        let text: String = loader.call1((policy,))?.extract()?;
-        let policy = Policy::from_json(&text).map_err(|e| from_policy_error(py, &e))?;
+        let loader = POLICY_SOURCE.import(py, "sqlgate._policy", "policy_source")?;
+        let source = loader.call1((policy,))?;
+        let policy = match source.cast::<PyString>() {
+            Ok(text) => Policy::from_json(text.to_str()?).map_err(|e| from_policy_error(py, &e))?,
+            Err(_) => policy_from_python(py, &source)?,
+        };
         Self::build(py, policy)
     }
 
