@@ -8,14 +8,17 @@
 
 #![forbid(unsafe_code)]
 
+mod from_python;
+
 use std::str::FromStr;
 
+use from_python::from_python;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, IntoPyObjectExt};
-use pythonize::{depythonize, pythonize};
+use pythonize::pythonize;
 use serde::de::DeserializeOwned;
 use sqlgate::policy::{
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
@@ -164,22 +167,6 @@ fn to_python<'py, T: serde::Serialize>(py: Python<'py>, value: &T) -> PyResult<B
 /// Parses a dialect name (aliases such as `postgresql` and `sqlserver` are accepted by core).
 fn parse_dialect(py: Python<'_>, name: &str) -> PyResult<Dialect> {
     Dialect::from_str(name).map_err(|message| policy_error(py, "dialect", &message))
-}
-
-/// Reads a Python value (dicts, lists, strings, numbers, booleans, `None`) into `T` by core's serde
-/// rules. On a value `T` does not accept, `invalid(path, message)` builds the error, `path` being
-/// the place inside the value (`.` for the value itself).
-///
-/// The value becomes a JSON value first (`depythonize`, no text in between) and `T` is read from
-/// that: read straight from the Python objects, `T` would take a `str` as a list of characters
-/// and anything truthy as `true`, which a JSON policy file never allows.
-fn from_python<T: DeserializeOwned>(
-    value: &Bound<'_, PyAny>,
-    invalid: impl FnOnce(&str, &str) -> PyErr,
-) -> PyResult<T> {
-    let json: serde_json::Value = depythonize(value)?;
-    serde_path_to_error::deserialize(json)
-        .map_err(|e| invalid(&e.path().to_string(), &e.inner().to_string()))
 }
 
 /// Converts an optional Python mapping into one section of the policy. The error names the

@@ -402,3 +402,17 @@ def test_policy_sections_read_strictly() -> None:
         Guard.from_policy({"allow_explain": "yes"})
     assert info.value.field == "allow_explain"
     assert Guard(tables={"deny": ("secret",)}).policy["tables"]["deny"] == ["secret"]
+
+
+def test_policy_numbers_json_cannot_hold_are_refused() -> None:
+    """NaN is not null: read as null, max_rows would mean no row cap at all."""
+    with pytest.raises(PolicyError) as info:
+        Guard.from_policy({"max_rows": float("nan")})
+    assert info.value.field == "max_rows"
+    assert "NaN" in info.value.message
+    with pytest.raises(PolicyError) as info:
+        Guard(catalog={"tables": [{"name": "t", "schema": float("inf")}]})
+    assert info.value.field == "catalog"
+    assert info.value.message.endswith(" at catalog.tables[0].schema")
+    with pytest.raises(TypeError):
+        Guard(tables={"deny": [object()]})
