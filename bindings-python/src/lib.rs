@@ -8,17 +8,21 @@
 
 #![forbid(unsafe_code)]
 
+mod from_python;
+
 use std::str::FromStr;
 
+use from_python::from_python;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::{intern, IntoPyObjectExt};
 use pythonize::pythonize;
+use serde::de::DeserializeOwned;
 use sqlgate::{
-    Approved, Dialect, ErrorCode, GuardError, Policy, PolicyError, QueryClass, Rejection, Stage,
-    Verdict,
+    Approved, Dialect, ErrorCode, GuardError, LimitAction, Policy, PolicyError, QueryClass,
+    Rejection, Stage, Verdict,
 };
 use sqlgate::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS};
 
@@ -36,58 +40,68 @@ const _: () = assert!(
     "core defaults changed: update Guard's text_signature and _sqlgate.pyi"
 );
 
-/// `sqlgate._errors.Rejected`, imported once.
-static REJECTED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-/// `sqlgate._errors.PolicyError`, imported once.
-static POLICY_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-/// `sqlgate._policy.policy_json`, imported once.
-static POLICY_JSON: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// An exception class of `sqlgate._errors` (plain Python classes), imported once.
+struct ErrorClass {
+    name: &'static str,
+    class: PyOnceLock<Py<PyType>>,
+}
 
-/// The Python-side code string for every core error code.
-///
-/// Deliberately one exhaustive `match` without a wildcard: a code added to core fails to compile
-/// here until it is mapped, so no refusal can reach Python unmapped.
-fn code_str(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::Empty => "empty",
-        ErrorCode::TooLarge => "too_large",
-        ErrorCode::TooDeep => "too_deep",
-        ErrorCode::InvalidCharacter => "invalid_character",
-        ErrorCode::ParseError => "parse_error",
-        ErrorCode::MultipleStatements => "multiple_statements",
-        ErrorCode::StatementNotAllowed => "statement_not_allowed",
-        ErrorCode::DataModifyingCte => "data_modifying_cte",
-        ErrorCode::SelectInto => "select_into",
-        ErrorCode::LockingClause => "locking_clause",
-        ErrorCode::ExplainAnalyze => "explain_analyze",
-        ErrorCode::FunctionNotAllowed => "function_not_allowed",
-        ErrorCode::TableNotAllowed => "table_not_allowed",
-        ErrorCode::SystemCatalog => "system_catalog",
-        ErrorCode::ColumnNotAllowed => "column_not_allowed",
-        ErrorCode::StarOnRestrictedTable => "star_on_restricted_table",
-        ErrorCode::UnknownTable => "unknown_table",
-        ErrorCode::UnknownColumn => "unknown_column",
-        ErrorCode::LimitNotLiteral => "limit_not_literal",
-        ErrorCode::UnsupportedSyntax => "unsupported_syntax",
-        ErrorCode::InternalRoundtrip => "internal_roundtrip",
-        ErrorCode::BadRequest => "bad_request",
+impl ErrorClass {
+    const fn new(name: &'static str) -> Self {
+        ErrorClass {
+            name,
+            class: PyOnceLock::new(),
+        }
+    }
+
+    fn get<'py>(&'static self, py: Python<'py>) -> PyResult<&'py Bound<'py, PyType>> {
+        self.class.import(py, "sqlgate._errors", self.name)
     }
 }
 
-/// The Python-side stage string, exhaustively (same reasoning as [`code_str`]).
-fn stage_str(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Precheck => "precheck",
-        Stage::Parse => "parse",
-        Stage::Validate => "validate",
-        Stage::Rewrite => "rewrite",
+/// `sqlgate.Rejected`: the guard refused the SQL.
+static REJECTED: ErrorClass = ErrorClass::new("Rejected");
+/// `sqlgate.PolicyError`: the policy cannot be used.
+static POLICY_ERROR: ErrorClass = ErrorClass::new("PolicyError");
+/// `sqlgate._policy.policy_source`, imported once.
+static POLICY_SOURCE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The Python exception a refusal with `code` raises.
+///
+/// The binding's one map of core's error codes, deliberately an exhaustive `match` without a
+/// wildcard: a code added to core fails to compile here until someone decides how Python reports
+/// it. The code's string itself is core's (`ErrorCode::as_str`), never written here.
+fn exception_for(code: ErrorCode) -> &'static ErrorClass {
+    match code {
+        ErrorCode::Empty
+        | ErrorCode::TooLarge
+        | ErrorCode::TooDeep
+        | ErrorCode::InvalidCharacter
+        | ErrorCode::ParseError
+        | ErrorCode::MultipleStatements
+        | ErrorCode::StatementNotAllowed
+        | ErrorCode::DataModifyingCte
+        | ErrorCode::SelectInto
+        | ErrorCode::LockingClause
+        | ErrorCode::ExplainAnalyze
+        | ErrorCode::FunctionNotAllowed
+        | ErrorCode::TableNotAllowed
+        | ErrorCode::SystemCatalog
+        | ErrorCode::ColumnNotAllowed
+        | ErrorCode::StarOnRestrictedTable
+        | ErrorCode::UnknownTable
+        | ErrorCode::UnknownColumn
+        | ErrorCode::LimitNotLiteral
+        | ErrorCode::UnsupportedSyntax
+        | ErrorCode::InternalRoundtrip
+        | ErrorCode::BadRequest => &REJECTED,
     }
 }
 
 /// Builds a `sqlgate.PolicyError` naming the field at fault.
 fn policy_error(py: Python<'_>, field: &str, message: &str) -> PyErr {
     let built = POLICY_ERROR
-        .import(py, "sqlgate._errors", "PolicyError")
+        .get(py)
         .and_then(|cls| cls.call1((field, message)));
     match built {
         Ok(exc) => PyErr::from_value(exc),
@@ -123,8 +137,8 @@ fn build_rejected(py: Python<'_>, rejection: Rejection) -> PyResult<Bound<'_, Py
             },
     } = rejection;
     let kwargs = PyDict::new(py);
-    kwargs.set_item(intern!(py, "code"), code_str(code))?;
-    kwargs.set_item(intern!(py, "stage"), stage_str(stage))?;
+    kwargs.set_item(intern!(py, "code"), code.as_str())?;
+    kwargs.set_item(intern!(py, "stage"), stage.as_str())?;
     kwargs.set_item(intern!(py, "retryable"), retryable)?;
     kwargs.set_item(intern!(py, "hint"), hint)?;
     let location = match location {
@@ -139,7 +153,7 @@ fn build_rejected(py: Python<'_>, rejection: Rejection) -> PyResult<Bound<'_, Py
     kwargs.set_item(intern!(py, "location"), location)?;
     kwargs.set_item(intern!(py, "query_class"), query_class.as_str())?;
     kwargs.set_item(intern!(py, "statement_count"), statement_count)?;
-    let cls = REJECTED.import(py, "sqlgate._errors", "Rejected")?;
+    let cls = exception_for(code).get(py)?;
     cls.call((message,), Some(&kwargs))
 }
 
@@ -153,9 +167,9 @@ fn parse_dialect(py: Python<'_>, name: &str) -> PyResult<Dialect> {
     Dialect::from_str(name).map_err(|message| policy_error(py, "dialect", &message))
 }
 
-/// Converts an optional Python mapping into one section of the policy, through JSON so that the
-/// core's serde rules (unknown fields refused) apply unchanged.
-fn section<T: serde::de::DeserializeOwned + Default>(
+/// Converts an optional Python mapping into one section of the policy. The error names the
+/// section as its field and says where inside it the fault is.
+fn section<T: DeserializeOwned + Default>(
     py: Python<'_>,
     field: &str,
     value: Option<&Bound<'_, PyAny>>,
@@ -163,11 +177,26 @@ fn section<T: serde::de::DeserializeOwned + Default>(
     let Some(value) = value.filter(|v| !v.is_none()) else {
         return Ok(T::default());
     };
-    let text: String = py
-        .import(intern!(py, "json"))?
-        .call_method1(intern!(py, "dumps"), (value,))?
-        .extract()?;
-    serde_json::from_str(&text).map_err(|e| policy_error(py, field, &e.to_string()))
+    from_python(value, |path, message| {
+        let message = match path {
+            "." => message.to_string(),
+            index if index.starts_with('[') => format!("{message} at {field}{index}"),
+            inner => format!("{message} at {field}.{inner}"),
+        };
+        policy_error(py, field, &message)
+    })
+}
+
+/// Converts a whole policy given as a Python mapping; the error's field is the path at fault,
+/// as core's [`Policy::from_json`] names it.
+fn policy_from_python(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Policy> {
+    from_python(value, |path, message| {
+        let field = match path {
+            "." => "policy",
+            inner => inner,
+        };
+        policy_error(py, field, message)
+    })
 }
 
 /// An approved query: execute `sql`, never the text that was submitted.
@@ -319,9 +348,12 @@ impl PyGuard {
         py: Python<'_>,
         policy: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let loader = POLICY_JSON.import(py, "sqlgate._policy", "policy_json")?;
-        let text: String = loader.call1((policy,))?.extract()?;
-        let policy = Policy::from_json(&text).map_err(|e| from_policy_error(py, &e))?;
+        let loader = POLICY_SOURCE.import(py, "sqlgate._policy", "policy_source")?;
+        let source = loader.call1((policy,))?;
+        let policy = match source.cast::<PyString>() {
+            Ok(text) => Policy::from_json(text.to_str()?).map_err(|e| from_policy_error(py, &e))?,
+            Err(_) => policy_from_python(py, &source)?,
+        };
         Self::build(py, policy)
     }
 
@@ -400,6 +432,15 @@ fn policy_schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     to_python(py, &Policy::json_schema())
 }
 
+/// Adds `name` to the module: core's names of an enum's variants, in core's order, as a tuple.
+fn add_names(
+    m: &Bound<'_, PyModule>,
+    name: &str,
+    names: impl ExactSizeIterator<Item = &'static str>,
+) -> PyResult<()> {
+    m.add(name, PyTuple::new(m.py(), names)?)
+}
+
 /// The native module `sqlgate._sqlgate`.
 #[pymodule]
 fn _sqlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -408,11 +449,18 @@ fn _sqlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(classify, m)?)?;
     m.add_function(wrap_pyfunction!(policy_schema, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| code_str(*c)).collect();
-    m.add("ERROR_CODES", PyTuple::new(m.py(), codes)?)?;
-    let classes: Vec<&str> = QueryClass::ALL.iter().map(|c| c.as_str()).collect();
-    m.add("QUERY_CLASSES", PyTuple::new(m.py(), classes)?)?;
-    let dialects: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
-    m.add("DIALECTS", PyTuple::new(m.py(), dialects)?)?;
+    add_names(m, "ERROR_CODES", ErrorCode::ALL.iter().map(|c| c.as_str()))?;
+    add_names(m, "STAGES", Stage::ALL.iter().map(|s| s.as_str()))?;
+    add_names(
+        m,
+        "QUERY_CLASSES",
+        QueryClass::ALL.iter().map(|c| c.as_str()),
+    )?;
+    add_names(m, "DIALECTS", Dialect::ALL.iter().map(|d| d.as_str()))?;
+    add_names(
+        m,
+        "LIMIT_ACTIONS",
+        LimitAction::ALL.iter().map(|a| a.as_str()),
+    )?;
     Ok(())
 }

@@ -379,3 +379,40 @@ def test_signature_defaults_match_core() -> None:
         assert params[name].default == policy[name], name
     for name in ("functions", "tables", "columns", "catalog"):
         assert params[name].default is None
+
+
+def test_policy_sections_read_strictly() -> None:
+    """Sections are read by the rules of a JSON policy file, and the message says where the fault is."""
+    with pytest.raises(PolicyError) as info:
+        Guard(tables={"allow": [1]})
+    assert info.value.field == "tables"
+    assert info.value.message == "invalid type: integer `1`, expected a string at tables.allow[0]"
+    with pytest.raises(PolicyError) as info:
+        Guard(catalog={"tables": [{"name": "t", "columns": [{"nme": "a"}]}]})
+    assert info.value.field == "catalog"
+    assert info.value.message.endswith(" at catalog.tables[0].columns[0].nme")
+    # A str is not a list of its characters: deny="secret" must not become deny s, e, c, ...
+    with pytest.raises(PolicyError) as info:
+        Guard(tables={"deny": "secret"})
+    assert info.value.message.endswith("expected a sequence at tables.deny")
+    with pytest.raises(PolicyError) as info:
+        Guard(tables=["secret"])
+    assert info.value.message.endswith(" at tables[0]")
+    with pytest.raises(PolicyError) as info:
+        Guard.from_policy({"allow_explain": "yes"})
+    assert info.value.field == "allow_explain"
+    assert Guard(tables={"deny": ("secret",)}).policy["tables"]["deny"] == ["secret"]
+
+
+def test_policy_numbers_json_cannot_hold_are_refused() -> None:
+    """NaN is not null: read as null, max_rows would mean no row cap at all."""
+    with pytest.raises(PolicyError) as info:
+        Guard.from_policy({"max_rows": float("nan")})
+    assert info.value.field == "max_rows"
+    assert "NaN" in info.value.message
+    with pytest.raises(PolicyError) as info:
+        Guard(catalog={"tables": [{"name": "t", "schema": float("inf")}]})
+    assert info.value.field == "catalog"
+    assert info.value.message.endswith(" at catalog.tables[0].schema")
+    with pytest.raises(TypeError):
+        Guard(tables={"deny": [object()]})

@@ -15,25 +15,42 @@ from ._errors import PolicyError, Rejected
 from ._sqlgate import (
     DIALECTS,
     ERROR_CODES,
+    LIMIT_ACTIONS,
     QUERY_CLASSES,
+    STAGES,
     Approved,
     Guard,
     __version__,
     classify,
     policy_schema,
 )
-from ._types import LimitInfo, Location
+from ._types import (
+    Dialect,
+    ErrorCode,
+    LimitAction,
+    LimitInfo,
+    Location,
+    QueryClass,
+    Stage,
+)
 
 __all__ = [
     "DIALECTS",
     "ERROR_CODES",
+    "LIMIT_ACTIONS",
     "QUERY_CLASSES",
+    "STAGES",
     "Approved",
+    "Dialect",
+    "ErrorCode",
     "Guard",
+    "LimitAction",
     "LimitInfo",
     "Location",
     "PolicyError",
+    "QueryClass",
     "Rejected",
+    "Stage",
     "__version__",
     "classify",
     "policy_schema",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._types import Location
+from ._types import ErrorCode, Location, QueryClass, Stage
 
 __all__ = ["PolicyError", "Rejected"]
 
@@ -13,30 +13,30 @@ class Rejected(ValueError):
     """The guard refused the SQL.
 
     ``code`` is a stable snake_case reason (see ``sqlgate.ERROR_CODES``), ``stage`` the pipeline
-    stage that refused, ``retryable`` is true only when the same SQL may pass later unchanged,
+    stage that refused (see ``sqlgate.STAGES``), ``retryable`` is true only when the same SQL may pass later unchanged,
     ``hint`` tells how to fix the SQL in one turn, ``location`` is ``{"line", "column"}`` or
     ``None``, and ``query_class`` is what the payload really is (e.g. ``"mutation_delete"``).
     """
 
-    code: str
-    stage: str
+    code: ErrorCode
+    stage: Stage
     message: str
     retryable: bool
     hint: str | None
     location: Location | None
-    query_class: str
+    query_class: QueryClass
     statement_count: int
 
     def __init__(
         self,
         message: str,
         *,
-        code: str,
-        stage: str,
+        code: ErrorCode,
+        stage: Stage,
         retryable: bool = False,
         hint: str | None = None,
         location: Location | None = None,
-        query_class: str = "unknown",
+        query_class: QueryClass = "unknown",
         statement_count: int = 0,
     ) -> None:
         super().__init__(message)

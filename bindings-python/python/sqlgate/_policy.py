@@ -1,11 +1,10 @@
-"""Loading a policy from a mapping, JSON text, or a ``.json`` / ``.toml`` file, as JSON text.
+"""Loading a policy from a mapping, JSON text, or a ``.json`` / ``.toml`` file.
 
 Only the format is handled here; the policy itself is parsed and validated by the Rust core.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -13,8 +12,7 @@ from typing import Any
 from ._errors import PolicyError
 
 
-
-def _load_toml(text: str) -> Any:
+def _load_toml(text: str) -> dict[str, Any]:
     try:
         import tomllib  # Python 3.11+
     except ModuleNotFoundError:  # pragma: no cover - Python 3.10
@@ -30,14 +28,14 @@ def _load_toml(text: str) -> Any:
         raise PolicyError("policy", f"invalid TOML: {e}") from None
 
 
-def policy_json(source: object) -> str:
-    """The policy in ``source`` as JSON text for the core to parse.
+def policy_source(source: object) -> dict[str, Any] | str:
+    """The policy in ``source`` for the core to parse: a dict, or JSON text.
 
-    A mapping is serialised; a ``str`` whose first non-blank character is ``{`` is JSON text;
-    any other ``str`` or an ``os.PathLike`` is a path to a ``.json`` or ``.toml`` file.
+    A mapping is taken as a dict; a ``str`` whose first non-blank character is ``{`` is JSON
+    text; any other ``str`` or an ``os.PathLike`` is a path to a ``.json`` or ``.toml`` file.
     """
     if isinstance(source, Mapping):
-        return json.dumps(dict(source))
+        return dict(source)
     if isinstance(source, str) and source.lstrip().startswith("{"):
         return source
     if isinstance(source, (str, os.PathLike)):
@@ -47,7 +45,7 @@ def policy_json(source: object) -> str:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         if path.lower().endswith(".toml"):
-            return json.dumps(_load_toml(text))
+            return _load_toml(text)
         if path.lower().endswith(".json"):
             return text
         raise PolicyError("policy", f"{path}: expected a .json or .toml file")

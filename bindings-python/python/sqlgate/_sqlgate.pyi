@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from os import PathLike
 from typing import Any, final
 
-from ._types import LimitInfo
+from ._types import Dialect, ErrorCode, LimitAction, LimitInfo, QueryClass, Stage
 
 __all__ = [
     "Guard",
@@ -13,14 +13,18 @@ __all__ = [
     "policy_schema",
     "__version__",
     "ERROR_CODES",
+    "STAGES",
     "QUERY_CLASSES",
     "DIALECTS",
+    "LIMIT_ACTIONS",
 ]
 
 __version__: str
-ERROR_CODES: tuple[str, ...]
-QUERY_CLASSES: tuple[str, ...]
-DIALECTS: tuple[str, ...]
+ERROR_CODES: tuple[ErrorCode, ...]
+STAGES: tuple[Stage, ...]
+QUERY_CLASSES: tuple[QueryClass, ...]
+DIALECTS: tuple[Dialect, ...]
+LIMIT_ACTIONS: tuple[LimitAction, ...]
 
 @final
 class Approved:
@@ -30,7 +34,7 @@ class Approved:
     def sql(self) -> str:
         """SQL regenerated from the checked tree, row cap applied. Execute this."""
     @property
-    def query_class(self) -> str: ...
+    def query_class(self) -> QueryClass: ...
     @property
     def statement_count(self) -> int: ...
     @property
@@ -70,8 +74,8 @@ class Guard:
     @property
     def policy(self) -> dict[str, Any]: ...
     @property
-    def dialect(self) -> str: ...
+    def dialect(self) -> Dialect: ...
     def __reduce__(self) -> tuple[Any, tuple[str]]: ...
 
-def classify(sql: str, dialect: str = "postgres") -> str: ...
+def classify(sql: str, dialect: str = "postgres") -> QueryClass: ...
 def policy_schema() -> dict[str, Any]: ...
