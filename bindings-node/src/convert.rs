@@ -191,32 +191,58 @@ pub(crate) fn u32_of<T: TryInto<u32>>(n: T) -> u32 {
     n.try_into().unwrap_or(u32::MAX)
 }
 
-/// A core value as a JavaScript value in core's field order, every object key in camelCase.
-pub(crate) fn to_js_camel<'e, T: Serialize>(env: &'e Env, value: &T) -> Result<Unknown<'e>> {
-    camel_keys(env, env.to_js_value(value)?)
+/// A core value as JSON text with every object key in camelCase, members in core's order.
+pub(crate) fn camel_json<T: Serialize>(value: &T) -> Result<String> {
+    let mut out = Vec::with_capacity(256);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, CamelKeys::default());
+    value
+        .serialize(&mut serializer)
+        .map_err(|e| Error::from_reason(e.to_string()))?;
+    String::from_utf8(out).map_err(|e| Error::from_reason(e.to_string()))
 }
 
-/// A copy of `value` with every object key (at any depth) in camelCase, members in their order.
-fn camel_keys<'e>(env: &'e Env, value: Unknown<'e>) -> Result<Unknown<'e>> {
-    if value.get_type()? != ValueType::Object {
-        return Ok(value);
-    }
-    let from = Object::from_unknown(value)?;
-    if value.is_array()? {
-        let len = from.get_array_length()?;
-        let mut to = env.create_array(len)?;
-        for i in 0..len {
-            let item: Unknown = from.get_element(i)?;
-            to.set(i, camel_keys(env, item)?)?;
+/// A core value as a JavaScript value, every object key in camelCase, in core's order.
+pub(crate) fn to_js_camel<'e, T: Serialize>(env: &'e Env, value: &T) -> Result<Unknown<'e>> {
+    json_parse(env, &camel_json(value)?)
+}
+
+/// serde_json's compact output, with object keys written in camelCase: the one place where core's
+/// snake_case names become the JavaScript API's (the key case rule of [`camel_case`]).
+#[derive(Default)]
+struct CamelKeys {
+    in_key: bool,
+}
+
+impl serde_json::ser::Formatter for CamelKeys {
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.in_key = true;
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b",")
         }
-        return Ok(to.to_unknown());
     }
-    let mut to = Object::new(env)?;
-    for key in Object::keys(&from)? {
-        let item: Unknown = from.get_named_property(&key)?;
-        to.set_named_property(&camel_case(&key), camel_keys(env, item)?)?;
+
+    fn end_object_key<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.in_key = false;
+        Ok(())
     }
-    Ok(to.to_unknown())
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        if self.in_key {
+            writer.write_all(camel_case(fragment).as_bytes())
+        } else {
+            writer.write_all(fragment.as_bytes())
+        }
+    }
 }
 
 /// Core's approved query as the JavaScript object (the TypeScript `Approved`): core's fields in
@@ -242,6 +268,25 @@ mod tests {
         assert_eq!(
             camel_case("catalog.tables[0].primary_key"),
             "catalog.tables[0].primaryKey"
+        );
+    }
+
+    #[test]
+    fn output_keys_are_camel_case_in_core_order() {
+        let limit = sqlgate::LimitInfo {
+            action: sqlgate::LimitAction::Injected,
+            value: Some(5),
+            original: None,
+        };
+        assert_eq!(
+            camel_json(&serde_json::json!({"max_rows": {"query_class": "a_b"}})).ok(),
+            Some(String::from(r#"{"maxRows":{"queryClass":"a_b"}}"#))
+        );
+        assert_eq!(
+            camel_json(&limit).ok(),
+            Some(String::from(
+                r#"{"action":"injected","value":5,"original":null}"#
+            ))
         );
     }
 
