@@ -249,7 +249,7 @@ impl serde_json::ser::Formatter for CamelKeys {
 /// camelCase, `columns` always present (core's JSON leaves it out when empty).
 pub(crate) fn approved<'e>(env: &'e Env, a: &sqlgate::Approved) -> Result<Unknown<'e>> {
     let mut object = Object::from_unknown(to_js_camel(env, a)?)?;
-    if !object.has_named_property("columns")? {
+    if a.columns.is_empty() {
         object.set_named_property("columns", Vec::<String>::new())?;
     }
     Ok(object.to_unknown())
