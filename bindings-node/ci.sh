@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI for the Node package, run from the repository root on a fresh machine (Rust, Node 20+, npm):
 # install the locked dependencies, build the addon for the host, fail if the generated loader
-# (index.js) or types (index.d.ts) differ from git, run the tests and the type check.
+# (index.js) or types (index.d.ts) differ from git, run the tests (which also regenerate
+# types/generated.d.ts from core's JSON Schemas and fail if it differs) and the type check.
 # Uses $CARGO_TARGET_DIR when it is set. Exits non-zero on any failure.
 set -euo pipefail
 

@@ -1,6 +1,6 @@
 // Type test: `tsc --noEmit` checks this file against the generated index.d.ts.
-import { Guard, classify } from '..'
-import type { Approved, ErrorCode, GuardOptions, Policy, QueryClass, Rejection, Verdict } from '..'
+import { Guard, classify, ERROR_CODES, STAGES } from '..'
+import type { Approved, ErrorCode, GuardOptions, Policy, QueryClass, Rejection, Stage, Verdict } from '..'
 
 const options: GuardOptions = {
   dialect: 'postgres',
@@ -60,9 +60,14 @@ const hint: string | null | undefined = verdict.error?.hint
 const kind: QueryClass = classify('SELECT 1', 'duckdb')
 const enforced: Policy = guard.policy
 
+const codes: readonly ErrorCode[] = ERROR_CODES
+const stages: readonly Stage[] = STAGES
+// @ts-expect-error: core has no 'classify' stage
+const gone: Stage = 'classify'
+
 // @ts-expect-error: unknown dialects are not in the Dialect union
 classify('SELECT 1', 'oracle')
 // @ts-expect-error: options are camelCase
 new Guard({ max_rows: 10 })
 
-export { describe, describeAsync, uncapped, defaults, fromPolicy, fromJson, allowed, klass, count, errorCode, hint, kind, enforced }
+export { describe, describeAsync, uncapped, defaults, fromPolicy, fromJson, allowed, klass, count, errorCode, hint, kind, enforced, codes, stages, gone }

@@ -1,14 +1,16 @@
-//! Conversions between core types and JavaScript values, and error mapping.
+//! Conversions between JavaScript values and core's serde types.
 //!
 //! Options and policies arrive as JavaScript values and are read into JSON (strictly: no silent
 //! `NaN`, `undefined` members are left out) so that core's serde `Policy`, with its defaults and
-//! `deny_unknown_fields`, makes every decision about them.
+//! `deny_unknown_fields`, makes every decision about them. Results leave as core serialises them;
+//! the only change is one generic rule, key case (`max_rows` <-> `maxRows`), for the camelCase API.
 
-use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
-use napi::{Env, Error, JsValue, Result, Status, ValueType};
+use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, Object, Unknown};
+use napi::{Env, Error, JsValue, Result, ValueType};
+use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
-use crate::types;
+use crate::error::OptionError;
 
 /// Deepest JavaScript value accepted as options or policy (a policy is at most 5 levels deep).
 const MAX_DEPTH: usize = 32;
@@ -22,25 +24,6 @@ pub(crate) enum Keys {
     Camel,
     /// `Guard.fromPolicy({ max_rows })`: core's JSON as is.
     Snake,
-}
-
-/// A bad option or policy: the field at fault (as the caller spelled it) and what is wrong.
-pub(crate) struct OptionError {
-    pub field: String,
-    pub message: String,
-}
-
-impl OptionError {
-    fn new(field: &str, message: impl Into<String>) -> Self {
-        OptionError {
-            field: if field.is_empty() {
-                String::from("options")
-            } else {
-                field.to_string()
-            },
-            message: message.into(),
-        }
-    }
 }
 
 /// `maxRows` -> `max_rows`.
@@ -96,20 +79,18 @@ pub(crate) fn js_to_json(
     match value.get_type().map_err(js)? {
         ValueType::Null => Ok(Value::Null),
         ValueType::Boolean => Ok(Value::Bool(
-            <bool as napi::bindgen_prelude::FromNapiValue>::from_unknown(value).map_err(js)?,
+            <bool as FromNapiValue>::from_unknown(value).map_err(js)?,
         )),
         ValueType::String => Ok(Value::String(
-            <String as napi::bindgen_prelude::FromNapiValue>::from_unknown(value).map_err(js)?,
+            <String as FromNapiValue>::from_unknown(value).map_err(js)?,
         )),
         ValueType::Number => {
-            let n =
-                <f64 as napi::bindgen_prelude::FromNapiValue>::from_unknown(value).map_err(js)?;
+            let n = <f64 as FromNapiValue>::from_unknown(value).map_err(js)?;
             number(n).ok_or_else(|| OptionError::new(path, format!("expected a number, got {n}")))
         }
         ValueType::Object => {
             if value.is_array().map_err(js)? {
-                let array = <Object as napi::bindgen_prelude::FromNapiValue>::from_unknown(value)
-                    .map_err(js)?;
+                let array = <Object as FromNapiValue>::from_unknown(value).map_err(js)?;
                 let len = array.get_array_length().map_err(js)?;
                 let mut items = Vec::with_capacity(len as usize);
                 for i in 0..len {
@@ -119,8 +100,7 @@ pub(crate) fn js_to_json(
                 }
                 Ok(Value::Array(items))
             } else {
-                let object = <Object as napi::bindgen_prelude::FromNapiValue>::from_unknown(value)
-                    .map_err(js)?;
+                let object = <Object as FromNapiValue>::from_unknown(value).map_err(js)?;
                 let mut map = Map::new();
                 for key in Object::keys(&object).map_err(js)? {
                     let item: Unknown = object.get_named_property(&key).map_err(js)?;
@@ -198,150 +178,81 @@ fn camel_backticks(message: &str) -> String {
         .join("`")
 }
 
-/// Throws a `TypeError` whose message names the field, with `.field` set; returns the error that
-/// tells napi an exception is pending.
-pub(crate) fn throw_type_error(env: &Env, what: &str, err: OptionError) -> Error {
-    let message = format!("invalid {what} `{}`: {}", err.field, err.message);
-    let thrown = (|| -> Result<()> {
-        let ctor: Function<String, Unknown> = env.get_global()?.get_named_property("TypeError")?;
-        let error = ctor.new_instance(message.clone())?;
-        let mut object = <Object as napi::bindgen_prelude::FromNapiValue>::from_unknown(error)?;
-        object.set_named_property("field", err.field.as_str())?;
-        env.throw(object)
-    })();
-    match thrown {
-        Ok(()) => Error::new(Status::PendingException, message),
-        Err(_) => Error::new(Status::InvalidArg, message),
-    }
-}
-
 /// Parses JSON text with the engine's `JSON.parse`, so the object has exactly core's keys, in
 /// core's order.
 pub(crate) fn json_parse<'e>(env: &'e Env, text: &str) -> Result<Unknown<'e>> {
     let json: Object = env.get_global()?.get_named_property("JSON")?;
-    let parse: Function<&str, Unknown> = json.get_named_property("parse")?;
+    let parse: napi::bindgen_prelude::Function<&str, Unknown> = json.get_named_property("parse")?;
     parse.apply(json, text)
 }
 
-/// Saturating `usize`/`u64` -> `u32` for counts and positions.
-fn u32_of<T: TryInto<u32>>(n: T) -> u32 {
+/// Saturating `usize`/`u64` -> `u32` for counts.
+pub(crate) fn u32_of<T: TryInto<u32>>(n: T) -> u32 {
     n.try_into().unwrap_or(u32::MAX)
 }
 
-/// Core's approved query as the JavaScript object.
-pub(crate) fn approved(a: sqlgate::Approved) -> types::Approved {
-    types::Approved {
-        sql: a.sql,
-        query_class: query_class(a.query_class),
-        statement_count: u32_of(a.statement_count),
-        tables: a.tables,
-        columns: a.columns,
-        functions: a.functions,
-        limit: types::LimitInfo {
-            action: limit_action(a.limit.action),
-            value: a.limit.value.map(|v| v as f64),
-            original: a.limit.original.map(|v| v as f64),
-        },
+/// A core value as JSON text with every object key in camelCase, members in core's order.
+pub(crate) fn camel_json<T: Serialize>(value: &T) -> Result<String> {
+    let mut out = Vec::with_capacity(256);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, CamelKeys::default());
+    value
+        .serialize(&mut serializer)
+        .map_err(|e| Error::from_reason(e.to_string()))?;
+    String::from_utf8(out).map_err(|e| Error::from_reason(e.to_string()))
+}
+
+/// A core value as a JavaScript value, every object key in camelCase, in core's order.
+pub(crate) fn to_js_camel<'e, T: Serialize>(env: &'e Env, value: &T) -> Result<Unknown<'e>> {
+    json_parse(env, &camel_json(value)?)
+}
+
+/// serde_json's compact output, with object keys written in camelCase: the one place where core's
+/// snake_case names become the JavaScript API's (the key case rule of [`camel_case`]).
+#[derive(Default)]
+struct CamelKeys {
+    in_key: bool,
+}
+
+impl serde_json::ser::Formatter for CamelKeys {
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.in_key = true;
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b",")
+        }
+    }
+
+    fn end_object_key<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.in_key = false;
+        Ok(())
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        if self.in_key {
+            writer.write_all(camel_case(fragment).as_bytes())
+        } else {
+            writer.write_all(fragment.as_bytes())
+        }
     }
 }
 
-/// Builds the `Error` for a refusal: message `code: explanation`, and the properties of
-/// [`types::Rejection`].
-pub(crate) fn rejection_error<'e>(env: &'e Env, r: &sqlgate::Rejection) -> Result<Object<'e>> {
-    let e = &r.error;
-    let mut error = env.create_error(Error::new(Status::GenericFailure, r.to_string()))?;
-    error.set_named_property("code", error_code(e.code))?;
-    error.set_named_property("stage", stage(e.stage))?;
-    error.set_named_property("retryable", e.retryable)?;
-    error.set_named_property("hint", e.hint.as_deref())?;
-    error.set_named_property(
-        "location",
-        e.location.map(|l| types::Location {
-            line: u32_of(l.line),
-            column: u32_of(l.column),
-        }),
-    )?;
-    error.set_named_property("queryClass", query_class(r.query_class))?;
-    error.set_named_property("statementCount", u32_of(r.statement_count))?;
-    Ok(error)
-}
-
-/// Throws the refusal; returns the error that tells napi an exception is pending.
-pub(crate) fn throw_rejection(env: &Env, r: &sqlgate::Rejection) -> Error {
-    match rejection_error(env, r).and_then(|error| env.throw(error)) {
-        Ok(()) => Error::new(Status::PendingException, r.to_string()),
-        Err(e) => e,
+/// Core's approved query as the JavaScript object (the TypeScript `Approved`): core's fields in
+/// camelCase, `columns` always present (core's JSON leaves it out when empty).
+pub(crate) fn approved<'e>(env: &'e Env, a: &sqlgate::Approved) -> Result<Unknown<'e>> {
+    let mut object = Object::from_unknown(to_js_camel(env, a)?)?;
+    if a.columns.is_empty() {
+        object.set_named_property("columns", Vec::<String>::new())?;
     }
-}
-
-/// Core's error code as the JavaScript string union. One exhaustive match: a new core code does
-/// not compile until it is mapped here.
-pub(crate) fn error_code(code: sqlgate::ErrorCode) -> types::ErrorCode {
-    use sqlgate::ErrorCode as C;
-    use types::ErrorCode as J;
-    match code {
-        C::Empty => J::Empty,
-        C::TooLarge => J::TooLarge,
-        C::TooDeep => J::TooDeep,
-        C::InvalidCharacter => J::InvalidCharacter,
-        C::ParseError => J::ParseError,
-        C::MultipleStatements => J::MultipleStatements,
-        C::StatementNotAllowed => J::StatementNotAllowed,
-        C::DataModifyingCte => J::DataModifyingCte,
-        C::SelectInto => J::SelectInto,
-        C::LockingClause => J::LockingClause,
-        C::ExplainAnalyze => J::ExplainAnalyze,
-        C::FunctionNotAllowed => J::FunctionNotAllowed,
-        C::TableNotAllowed => J::TableNotAllowed,
-        C::SystemCatalog => J::SystemCatalog,
-        C::ColumnNotAllowed => J::ColumnNotAllowed,
-        C::StarOnRestrictedTable => J::StarOnRestrictedTable,
-        C::UnknownTable => J::UnknownTable,
-        C::UnknownColumn => J::UnknownColumn,
-        C::LimitNotLiteral => J::LimitNotLiteral,
-        C::UnsupportedSyntax => J::UnsupportedSyntax,
-        C::InternalRoundtrip => J::InternalRoundtrip,
-        C::BadRequest => J::BadRequest,
-    }
-}
-
-/// Core's stage as the JavaScript string union.
-pub(crate) fn stage(s: sqlgate::Stage) -> types::Stage {
-    use sqlgate::Stage as S;
-    use types::Stage as J;
-    match s {
-        S::Precheck => J::Precheck,
-        S::Parse => J::Parse,
-        S::Validate => J::Validate,
-        S::Rewrite => J::Rewrite,
-    }
-}
-
-/// Core's query class as the JavaScript string union.
-pub(crate) fn query_class(c: sqlgate::QueryClass) -> types::QueryClass {
-    use sqlgate::QueryClass as Q;
-    use types::QueryClass as J;
-    match c {
-        Q::Select => J::Select,
-        Q::Session => J::Session,
-        Q::MutationCreate => J::MutationCreate,
-        Q::MutationDelete => J::MutationDelete,
-        Q::Ddl => J::Ddl,
-        Q::Admin => J::Admin,
-        Q::Unknown => J::Unknown,
-    }
-}
-
-/// Core's limit action as the JavaScript string union.
-pub(crate) fn limit_action(a: sqlgate::LimitAction) -> types::LimitAction {
-    use sqlgate::LimitAction as L;
-    use types::LimitAction as J;
-    match a {
-        L::Injected => J::Injected,
-        L::Clamped => J::Clamped,
-        L::Kept => J::Kept,
-        L::None => J::None,
-    }
+    Ok(object.to_unknown())
 }
 
 #[cfg(test)]
@@ -357,6 +268,25 @@ mod tests {
         assert_eq!(
             camel_case("catalog.tables[0].primary_key"),
             "catalog.tables[0].primaryKey"
+        );
+    }
+
+    #[test]
+    fn output_keys_are_camel_case_in_core_order() {
+        let limit = sqlgate::LimitInfo {
+            action: sqlgate::LimitAction::Injected,
+            value: Some(5),
+            original: None,
+        };
+        assert_eq!(
+            camel_json(&serde_json::json!({"max_rows": {"query_class": "a_b"}})).ok(),
+            Some(String::from(r#"{"maxRows":{"queryClass":"a_b"}}"#))
+        );
+        assert_eq!(
+            camel_json(&limit).ok(),
+            Some(String::from(
+                r#"{"action":"injected","value":5,"original":null}"#
+            ))
         );
     }
 

@@ -1,7 +1,10 @@
 //! # sqlgate for Node.js
 //!
 //! napi-rs bindings to the `sqlgate` core: a read-only SQL guard for AI agents. Every decision is
-//! made by core; this crate converts types, forwards calls and maps errors.
+//! made by core; this crate forwards calls, passes core's values through serde and maps errors
+//! (`error.rs`). The TypeScript types of those values are generated from core's JSON Schemas
+//! (`scripts/gen-types.mjs` writes `types/generated.d.ts`); only the class and functions below are
+//! declared by napi.
 //!
 //! ```js
 //! const { Guard } = require('sqlgate')
@@ -11,17 +14,17 @@
 //! ```
 
 mod convert;
-mod types;
+mod error;
 
 use std::str::FromStr;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{AsyncTask, Unknown};
-use napi::{Env, Error, Result, Task, ValueType};
+use napi::bindgen_prelude::{AsyncTask, FromNapiValue, JsObjectValue, Object, Unknown};
+use napi::{Env, Error, JsValue, Result, ScopedTask, ValueType};
 use napi_derive::napi;
 
-use convert::{Keys, OptionError};
-pub use types::*;
+use convert::Keys;
+use error::{Failure, OptionError};
 
 /// mimalloc, as in pydantic-core and most napi-rs addons: a check allocates hundreds of small
 /// nodes, and glibc's malloc and free were a quarter of its instructions.
@@ -35,27 +38,22 @@ pub struct Guard {
     inner: Arc<sqlgate::Guard>,
 }
 
-/// Compiles a policy, or throws a `TypeError` naming the field at fault.
+/// Compiles a policy, or names the field at fault (`what` says which kind of field).
 fn compile(
-    env: &Env,
-    what: &str,
+    what: &'static str,
     policy: std::result::Result<sqlgate::Policy, OptionError>,
     keys: Keys,
-) -> Result<Guard> {
-    let policy = policy.map_err(|e| convert::throw_type_error(env, what, e))?;
-    match sqlgate::Guard::new(policy) {
-        Ok(guard) => Ok(Guard {
-            inner: Arc::new(guard),
-        }),
-        Err(e) => Err(convert::throw_type_error(
-            env,
-            what,
-            OptionError {
-                field: convert::spell_path(&e.field, keys),
-                message: e.message,
-            },
-        )),
-    }
+) -> std::result::Result<Guard, Failure> {
+    let invalid = |error| Failure::Invalid { what, error };
+    let guard = sqlgate::Guard::new(policy.map_err(invalid)?).map_err(|e| {
+        invalid(OptionError {
+            field: convert::spell_path(&e.field, keys),
+            message: e.message,
+        })
+    })?;
+    Ok(Guard {
+        inner: Arc::new(guard),
+    })
 }
 
 /// Reads a JavaScript value (or nothing) into a core policy.
@@ -79,22 +77,27 @@ fn read_policy(
     }
 }
 
+fn read_policy_json(json: serde_json::Value) -> std::result::Result<sqlgate::Policy, OptionError> {
+    match json {
+        serde_json::Value::Object(_) => convert::policy_from_json(json, Keys::Snake),
+        _ => Err(OptionError {
+            field: String::from("policy"),
+            message: String::from("expected a JSON object"),
+        }),
+    }
+}
+
 #[napi]
 impl Guard {
-    /// A guard for `options` (camelCase names; every field optional, defaults are the safe
-    /// choice). Throws a `TypeError` naming the field when an option is unknown, mistyped or out
-    /// of range; the error's `field` property holds the name.
+    /// A guard for `options` (core's policy with camelCase names; every field optional, defaults
+    /// are the safe choice). Throws a `TypeError` naming the field when an option is unknown,
+    /// mistyped or out of range; the error's `field` property holds the name.
     #[napi(
         constructor,
         ts_args_type = "options?: GuardOptions | undefined | null"
     )]
     pub fn new(env: Env, options: Option<Unknown>) -> Result<Self> {
-        compile(
-            &env,
-            "option",
-            read_policy(options, Keys::Camel),
-            Keys::Camel,
-        )
+        compile("option", read_policy(options, Keys::Camel), Keys::Camel).map_err(|f| f.throw(&env))
     }
 
     /// A guard for core's policy: a snake_case object or its JSON text, the same policy file the
@@ -103,7 +106,7 @@ impl Guard {
     pub fn from_policy(env: Env, policy: Unknown) -> Result<Self> {
         let read = match policy.get_type()? {
             ValueType::String => {
-                let text = <String as napi::bindgen_prelude::FromNapiValue>::from_unknown(policy)?;
+                let text = <String as FromNapiValue>::from_unknown(policy)?;
                 serde_json::from_str::<serde_json::Value>(&text)
                     .map_err(|e| OptionError {
                         field: String::from("policy"),
@@ -113,17 +116,17 @@ impl Guard {
             }
             _ => read_policy(Some(policy), Keys::Snake),
         };
-        compile(&env, "policy field", read, Keys::Snake)
+        compile("policy field", read, Keys::Snake).map_err(|f| f.throw(&env))
     }
 
     /// Checks `sql`. Returns the approved query (execute its `sql`, never the submitted text), or
     /// throws an `Error` with the properties of {@link Rejection} (`code`, `stage`, `retryable`,
     /// `hint`, `location`, `queryClass`, `statementCount`) and the message `code: explanation`.
-    #[napi]
-    pub fn check(&self, env: Env, sql: String) -> Result<Approved> {
+    #[napi(ts_return_type = "Approved")]
+    pub fn check<'e>(&self, env: &'e Env, sql: String) -> Result<Unknown<'e>> {
         match self.inner.check(&sql) {
-            Ok(a) => Ok(convert::approved(a)),
-            Err(r) => Err(convert::throw_rejection(&env, &r)),
+            Ok(a) => convert::approved(env, &a),
+            Err(r) => Err(Failure::Refused(r).throw(env)),
         }
     }
 
@@ -137,8 +140,8 @@ impl Guard {
         })
     }
 
-    /// The verdict for `sql` in DESIGN's JSON shape (snake_case keys, exactly core's JSON); never
-    /// throws for a refusal.
+    /// The verdict for `sql` (ARCHITECTURE.md, "Verdict contract"): exactly core's JSON,
+    /// snake_case keys in core's order; never throws for a refusal.
     #[napi(ts_return_type = "Verdict")]
     pub fn verdict<'e>(&self, env: &'e Env, sql: String) -> Result<Unknown<'e>> {
         convert::json_parse(env, &self.inner.verdict(&sql).to_json())
@@ -153,36 +156,26 @@ impl Guard {
     }
 }
 
-fn read_policy_json(json: serde_json::Value) -> std::result::Result<sqlgate::Policy, OptionError> {
-    match json {
-        serde_json::Value::Object(_) => convert::policy_from_json(json, Keys::Snake),
-        _ => Err(OptionError {
-            field: String::from("policy"),
-            message: String::from("expected a JSON object"),
-        }),
-    }
-}
-
 /// `guard.checkAsync(sql)`: one check on the libuv thread pool.
 pub struct CheckTask {
     guard: Arc<sqlgate::Guard>,
     sql: String,
 }
 
-impl Task for CheckTask {
+impl<'task> ScopedTask<'task> for CheckTask {
     type Output = std::result::Result<sqlgate::Approved, sqlgate::Rejection>;
-    type JsValue = Approved;
+    type JsValue = Unknown<'task>;
 
     fn compute(&mut self) -> Result<Self::Output> {
         Ok(self.guard.check(&self.sql))
     }
 
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+    fn resolve(&mut self, env: &'task Env, output: Self::Output) -> Result<Self::JsValue> {
         match output {
-            Ok(a) => Ok(convert::approved(a)),
+            Ok(a) => convert::approved(env, &a),
             Err(r) => {
-                let error = convert::rejection_error(&env, &r)?;
-                Err(Error::from(napi::JsValue::to_unknown(&error)))
+                let error = Failure::Refused(r).to_js(env)?;
+                Err(Error::from(error.to_unknown()))
             }
         }
     }
@@ -190,20 +183,62 @@ impl Task for CheckTask {
 
 /// The class of `sql` (the most privileged among its statements) in `dialect` (default
 /// `postgres`), without checking it against a policy. Throws a `TypeError` for an unknown dialect.
-#[napi(ts_args_type = "sql: string, dialect?: Dialect | undefined | null")]
-pub fn classify(env: Env, sql: String, dialect: Option<String>) -> Result<QueryClass> {
+#[napi(
+    ts_args_type = "sql: string, dialect?: Dialect | undefined | null",
+    ts_return_type = "QueryClass"
+)]
+pub fn classify(env: Env, sql: String, dialect: Option<String>) -> Result<&'static str> {
     let dialect = match dialect {
         None => sqlgate::Dialect::default(),
         Some(name) => sqlgate::Dialect::from_str(&name).map_err(|message| {
-            convert::throw_type_error(
-                &env,
-                "argument",
-                OptionError {
+            Failure::Invalid {
+                what: "argument",
+                error: OptionError {
                     field: String::from("dialect"),
                     message,
                 },
-            )
+            }
+            .throw(&env)
         })?,
     };
-    Ok(convert::query_class(sqlgate::classify(&sql, dialect)))
+    Ok(sqlgate::classify(&sql, dialect).as_str())
+}
+
+/// The JSON Schemas of core's policy, verdict, catalog and approved query (snake_case JSON, as
+/// core serialises them); `scripts/gen-types.mjs` generates `types/generated.d.ts` from them.
+#[napi(ts_return_type = "{ policy: object; verdict: object; catalog: object; approved: object }")]
+pub fn json_schemas() -> serde_json::Value {
+    serde_json::json!({
+        "policy": sqlgate::Policy::json_schema(),
+        "verdict": sqlgate::Verdict::json_schema(),
+        "catalog": sqlgate::Catalog::json_schema(),
+        "approved": schemars::schema_for!(sqlgate::Approved).to_value(),
+    })
+}
+
+/// Exports core's lists of names (`ERROR_CODES`, `STAGES`, `QUERY_CLASSES`, `DIALECTS`,
+/// `LIMIT_ACTIONS`, declared in `types/api.d.ts`), taken from each enum's `ALL` and `as_str`.
+#[napi(module_exports)]
+pub fn export_names(mut exports: Object) -> Result<()> {
+    fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
+        all.iter().map(|&v| name(v)).collect()
+    }
+    exports.set_named_property(
+        "ERROR_CODES",
+        names(sqlgate::ErrorCode::ALL, sqlgate::ErrorCode::as_str),
+    )?;
+    exports.set_named_property("STAGES", names(sqlgate::Stage::ALL, sqlgate::Stage::as_str))?;
+    exports.set_named_property(
+        "QUERY_CLASSES",
+        names(sqlgate::QueryClass::ALL, sqlgate::QueryClass::as_str),
+    )?;
+    exports.set_named_property(
+        "DIALECTS",
+        names(sqlgate::Dialect::ALL, sqlgate::Dialect::as_str),
+    )?;
+    exports.set_named_property(
+        "LIMIT_ACTIONS",
+        names(sqlgate::LimitAction::ALL, sqlgate::LimitAction::as_str),
+    )?;
+    Ok(())
 }

@@ -1,0 +1,68 @@
+// The types of the JavaScript API, derived from the types generated from core's JSON Schemas
+// (./generated.d.ts). Nothing here repeats a field or a name: the camelCase forms are computed.
+import type {
+  ApprovedJson,
+  Dialect,
+  ErrorCode,
+  GuardError,
+  LimitAction,
+  Policy,
+  QueryClass,
+  Stage,
+  Verdict,
+} from './generated'
+
+export * from './generated'
+
+/** `max_rows` -> `maxRows`, at the type level (the binding's key conversion, src/convert.rs). */
+export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S
+
+/** `T` with every object key, at any depth, in camelCase (what the binding accepts). */
+export type CamelKeys<T> = T extends readonly (infer Item)[]
+  ? CamelKeys<Item>[]
+  : T extends object
+    ? { [K in keyof T as K extends string ? CamelCase<K> : K]: CamelKeys<T[K]> }
+    : T
+
+/**
+ * `T` as the binding returns it: every key, at any depth, in camelCase and present (core writes
+ * `null` for a value it does not have).
+ */
+export type CamelOutput<T> = T extends readonly (infer Item)[]
+  ? CamelOutput<Item>[]
+  : T extends object
+    ? { [K in keyof T as K extends string ? CamelCase<K> : K]-?: CamelOutput<Exclude<T[K], undefined>> }
+    : T
+
+/**
+ * Options for `new Guard(options)`: core's {@link Policy} with camelCase names. Every field is
+ * optional and defaults to the safe choice; an unknown or mistyped field throws a `TypeError`
+ * whose `field` property names it.
+ */
+export type GuardOptions = CamelKeys<Policy>
+
+/**
+ * An approved query (`guard.check`): core's approved query in camelCase, every field present.
+ * Run `sql`, never the text that was submitted.
+ */
+export type Approved = CamelOutput<ApprovedJson>
+
+/**
+ * The properties set on the `Error` that `check` throws (and `checkAsync` rejects with) when the
+ * guard refuses a query: core's {@link GuardError} plus the payload's class and statement count,
+ * in camelCase. In TypeScript: `catch (e) { const r = e as Error & Rejection }`.
+ */
+export type Rejection = CamelOutput<GuardError & Pick<Verdict, 'query_class' | 'statement_count'>>
+
+/** Every {@link ErrorCode}, from core's list. */
+export declare const ERROR_CODES: readonly ErrorCode[]
+/** Every {@link Stage}, in pipeline order, from core's list. */
+export declare const STAGES: readonly Stage[]
+/** Every {@link QueryClass}, in privilege order, from core's list. */
+export declare const QUERY_CLASSES: readonly QueryClass[]
+/** Every {@link Dialect}, from core's list. */
+export declare const DIALECTS: readonly Dialect[]
+/** Every {@link LimitAction}, from core's list. */
+export declare const LIMIT_ACTIONS: readonly LimitAction[]
