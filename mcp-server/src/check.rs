@@ -8,13 +8,7 @@ use sqlgate::{Dialect, ErrorCode, Guard, GuardError, Policy, QueryClass, Stage, 
 
 use crate::cli::{CheckArgs, SchemaKind};
 use crate::config::{self, ConfigError};
-
-/// Process exit code: allowed.
-pub const EXIT_ALLOWED: i32 = 0;
-/// Process exit code: refused.
-pub const EXIT_REFUSED: i32 = 1;
-/// Process exit code: usage or policy error.
-pub const EXIT_USAGE: i32 = 2;
+use crate::exit;
 
 /// A refused verdict for a malformed request (code `bad_request`, stage `precheck`).
 pub fn bad_request(message: impl Into<String>) -> Verdict {
@@ -41,7 +35,7 @@ pub fn run_check(args: &CheckArgs) -> i32 {
         Ok(code) => code,
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
-            EXIT_USAGE
+            exit::USAGE
         }
     }
 }
@@ -70,7 +64,7 @@ fn try_check(args: &CheckArgs) -> Result<i32, ConfigError> {
                 Err(_) => {
                     let v = bad_request("input is not valid UTF-8");
                     println!("{}", v.to_json());
-                    return Ok(EXIT_REFUSED);
+                    return Ok(exit::REFUSED);
                 }
             }
         }
@@ -79,9 +73,9 @@ fn try_check(args: &CheckArgs) -> Result<i32, ConfigError> {
     let mut out = stdout.lock();
     writeln!(out, "{}", verdict.to_json()).map_err(|e| ConfigError(format!("I/O error: {e}")))?;
     Ok(if verdict.allowed {
-        EXIT_ALLOWED
+        exit::SUCCESS
     } else {
-        EXIT_REFUSED
+        exit::REFUSED
     })
 }
 
@@ -97,7 +91,8 @@ struct JsonlRequest {
 }
 
 /// Checks one JSON request per input line, writing one verdict per line (`id` echoed).
-/// Returns 0 when every line was allowed, 1 otherwise. Blank lines are skipped.
+/// Returns [`exit::SUCCESS`] when every line was allowed, [`exit::REFUSED`] otherwise. Blank lines
+/// are skipped.
 pub fn run_jsonl<R: BufRead, W: Write>(
     base: &Policy,
     guard: Guard,
@@ -132,9 +127,9 @@ pub fn run_jsonl<R: BufRead, W: Write>(
     }
     out.flush()?;
     Ok(if all_allowed {
-        EXIT_ALLOWED
+        exit::SUCCESS
     } else {
-        EXIT_REFUSED
+        exit::REFUSED
     })
 }
 
@@ -175,11 +170,11 @@ pub fn run_schema(which: SchemaKind) -> i32 {
     match serde_json::to_string_pretty(&schema) {
         Ok(s) => {
             println!("{s}");
-            EXIT_ALLOWED
+            exit::SUCCESS
         }
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
-            EXIT_USAGE
+            exit::USAGE
         }
     }
 }
@@ -198,7 +193,7 @@ mod tests {
         let input = b"{\"sql\":\"SELECT 1\",\"id\":7}\nnot json\n\n{\"sql\":\"DELETE FROM t\",\"id\":\"x\",\"dialect\":\"mysql\"}\n";
         let mut out = Vec::new();
         let code = run_jsonl(&policy, guard, &input[..], &mut out).ok();
-        assert_eq!(code, Some(EXIT_REFUSED));
+        assert_eq!(code, Some(exit::REFUSED));
         let text = String::from_utf8_lossy(&out);
         let lines: Vec<Value> = text
             .lines()

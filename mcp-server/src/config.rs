@@ -18,7 +18,7 @@ pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default PostgreSQL pool size.
 pub const DEFAULT_POOL_SIZE: usize = 8;
 
-/// A configuration problem, reported on stderr with exit code 2.
+/// A configuration problem, reported on stderr with exit code [`crate::exit::USAGE`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError(pub String);
 

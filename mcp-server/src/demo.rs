@@ -12,6 +12,7 @@ use sqlgate::{ColumnRules, Dialect, Policy};
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
 use crate::engine::{Engine, EngineConfig};
+use crate::exit;
 
 const FIRST: [&str; 20] = [
     "Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kavya",
@@ -255,14 +256,14 @@ pub fn run_demo() -> i32 {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("sqlgate-mcp: cannot start the runtime: {e}");
-            return 2;
+            return exit::USAGE;
         }
     };
     match rt.block_on(demo()) {
-        Ok(()) => 0,
+        Ok(()) => exit::SUCCESS,
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
-            1
+            exit::FAILURE
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod engine;
+pub mod exit;
 pub mod http;
 pub mod render;
 pub mod serve;
