@@ -4,7 +4,9 @@ use std::collections::HashMap;
 use std::io::{BufRead, Read, Write};
 
 use serde_json::Value;
-use sqlgate::{Dialect, ErrorCode, Guard, GuardError, Policy, QueryClass, Stage, Verdict};
+use sqlgate::{
+    Dialect, ErrorCode, Guard, GuardError, Policy, QueryClass, Rejection, Stage, Verdict,
+};
 
 use crate::cli::{CheckArgs, SchemaKind};
 use crate::config::{self, ConfigError};
@@ -12,21 +14,11 @@ use crate::exit;
 
 /// A refused verdict for a malformed request (code `bad_request`, stage `precheck`).
 pub fn bad_request(message: impl Into<String>) -> Verdict {
-    Verdict {
-        allowed: false,
-        sql: None,
+    Verdict::from(Err(Rejection {
         query_class: QueryClass::Unknown,
         statement_count: 0,
-        tables: None,
-        columns: None,
-        functions: None,
-        limit: None,
-        error: Some(GuardError::new(
-            ErrorCode::BadRequest,
-            Stage::Precheck,
-            message,
-        )),
-    }
+        error: GuardError::new(ErrorCode::BadRequest, Stage::Precheck, message),
+    }))
 }
 
 /// Runs `check`; returns the exit code.
@@ -163,9 +155,7 @@ fn check_one(base: &Policy, guards: &mut HashMap<Dialect, Guard>, req: &JsonlReq
 pub fn run_schema(which: SchemaKind) -> i32 {
     let schema = match which {
         SchemaKind::Policy => Policy::json_schema(),
-        SchemaKind::Verdict => {
-            serde_json::to_value(schemars::schema_for!(Verdict)).unwrap_or_default()
-        }
+        SchemaKind::Verdict => Verdict::json_schema(),
     };
     match serde_json::to_string_pretty(&schema) {
         Ok(s) => {
