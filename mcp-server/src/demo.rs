@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{params, Connection};
-use sqlgate::{ColumnRules, Dialect, Policy};
+use sqlgate::{ColumnRules, Dialect, Policy, QueryClass};
 
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
@@ -335,7 +335,7 @@ async fn demo() -> Result<(), String> {
                 );
             }
             Err(e) => {
-                let class = e.query_class.clone().unwrap_or_else(|| "unknown".into());
+                let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
                 println!(
                     "   {} {} (query_class: {class}, stage: {})",
                     st.bad("REFUSED"),

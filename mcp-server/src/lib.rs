@@ -16,4 +16,5 @@ pub mod http;
 pub mod render;
 pub mod serve;
 pub mod text;
+pub mod tool_error;
 pub mod tools;

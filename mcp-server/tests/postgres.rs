@@ -60,7 +60,10 @@ async fn tools_on_chinook() {
     assert_eq!(v.limit.and_then(|l| l.value), Some(50));
 
     let (r, _) = e.run_query("DELETE FROM artist").await;
-    assert_eq!(r.expect_err("refused").code, "statement_not_allowed");
+    assert_eq!(
+        r.expect_err("refused").code.as_str(),
+        "statement_not_allowed"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -83,7 +86,7 @@ async fn policy_hides_tables_and_marks_protected_columns() {
         .collect();
     assert_eq!(protected, vec!["phone", "email"]);
     let err = e.describe_table("employee").expect_err("denied");
-    assert_eq!(err.code, "table_not_allowed");
+    assert_eq!(err.code.as_str(), "table_not_allowed");
     let (r, _) = e.run_query("SELECT email FROM customer").await;
     assert_eq!(
         r.expect_err("protected").code.as_str(),
@@ -149,7 +152,7 @@ async fn timeout_is_query_timeout() {
         .run_query("SELECT count(*) FROM invoice_line a, invoice_line b, track c")
         .await;
     let err = r.expect_err("timeout");
-    assert_eq!(err.code, "query_timeout");
+    assert_eq!(err.code.as_str(), "query_timeout");
     assert_eq!(err.sqlstate.as_deref(), Some("57014"));
     assert!(!err.retryable);
     // Cancelled in the database, not just abandoned: no backend is still running it.
