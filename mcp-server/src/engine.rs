@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use sqlgate::{Guard, Policy, QueryClass, Verdict};
 
 use crate::backend::{to_catalog, Backend, QueryLimits, ResultColumn, TableDetail};
+use crate::hints;
 use crate::tool_error::ToolError;
 
 /// One table in `list_tables`.
@@ -251,9 +252,14 @@ impl Engine {
         })
     }
 
-    /// `validate_query`: the guard's verdict, no execution.
+    /// `validate_query`: the guard's verdict, no execution; a refusal's hint names the tool that
+    /// helps (see [`hints`]).
     pub fn validate(&self, sql: &str) -> Verdict {
-        self.guard().verdict(sql)
+        let mut verdict = self.guard().verdict(sql);
+        if let Some(e) = verdict.error.as_mut() {
+            e.hint = hints::with_tool(e.code, e.hint.as_deref());
+        }
+        verdict
     }
 
     /// `run_query`: check with core, then execute the approved SQL only.

@@ -12,6 +12,7 @@ pub mod config;
 pub mod demo;
 pub mod engine;
 pub mod exit;
+pub mod hints;
 pub mod http;
 pub mod render;
 pub mod serve;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use sqlgate::{ErrorCode, GuardError, Location, QueryClass, Rejection};
 
 use crate::backend::{DbError, DbErrorCode};
+use crate::hints;
 
 /// A tool error's code: one of core's error codes, or a database code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -107,14 +108,14 @@ impl ToolError {
         e
     }
 
-    /// From a core error.
+    /// From a core error, its hint pointing to the tool that helps (see [`hints`]).
     pub fn from_guard_error(g: &GuardError) -> Self {
         ToolError {
             code: g.code.into(),
             stage: Stage::Guard(g.stage),
             message: g.message.clone(),
             retryable: g.retryable,
-            hint: g.hint.clone(),
+            hint: hints::with_tool(g.code, g.hint.as_deref()),
             query_class: None,
             location: g.location,
             sqlstate: None,

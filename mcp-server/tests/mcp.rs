@@ -95,6 +95,35 @@ async fn exercise(client: &RunningService<RoleClient, ()>) {
     let e = structured(&r);
     assert_eq!(e["code"], "unknown_table");
     assert!(e["hint"].as_str().is_some_and(|h| h.contains("customers")));
+    // Hints of unknown names end by naming the tool that shows what exists (the server adds it).
+    let r = call(client, "describe_table", json!({"table": "zzqqxx"})).await;
+    let e = structured(&r);
+    assert_eq!(e["code"], "unknown_table");
+    assert!(
+        e["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("list_tables")),
+        "{e}"
+    );
+    let unknown_column = json!({"sql": "SELECT zzqqxx FROM customers"});
+    let r = call(client, "run_query", unknown_column.clone()).await;
+    let e = structured(&r);
+    assert_eq!(e["code"], "unknown_column");
+    assert!(
+        e["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("describe_table")),
+        "{e}"
+    );
+    let r = call(client, "validate_query", unknown_column).await;
+    let e = structured(&r)["error"].clone();
+    assert_eq!(e["code"], "unknown_column");
+    assert!(
+        e["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("describe_table")),
+        "{e}"
+    );
     let r = call(
         client,
         "describe_table",
