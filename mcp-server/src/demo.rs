@@ -4,7 +4,6 @@
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rusqlite::{params, Connection};
 use sqlgate::{ColumnRules, Dialect, Policy, QueryClass};
@@ -278,7 +277,7 @@ async fn demo() -> Result<(), String> {
         EngineConfig {
             policy: demo_policy(),
             max_result_bytes: crate::config::DEFAULT_MAX_RESULT_BYTES,
-            statement_timeout: Duration::from_secs(10),
+            statement_timeout: crate::config::DEFAULT_STATEMENT_TIMEOUT,
         },
     )
     .await?;
