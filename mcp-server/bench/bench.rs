@@ -286,7 +286,7 @@ impl Worker for DirectWorker {
 async fn main() {
     if let Err(e) = run().await {
         eprintln!("bench: {e}");
-        std::process::exit(1);
+        std::process::exit(sqlgate_mcp::exit::FAILURE);
     }
 }
 

@@ -7,9 +7,24 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
+use sqlgate::QueryClass;
+
+use crate::tool_error::ToolCode;
+
+/// What became of a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The call succeeded (for `validate_query`: the query was allowed).
+    Allow,
+    /// The guard refused the request.
+    Refuse,
+    /// The database (or reading the catalog) failed.
+    Error,
+}
 
 /// One audit record.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AuditRecord {
     /// RFC 3339 time.
     pub time: String,
@@ -19,12 +34,12 @@ pub struct AuditRecord {
     pub client_version: Option<String>,
     /// Tool name.
     pub tool: String,
-    /// `allow`, `refuse` or `error`.
-    pub decision: String,
+    /// What became of the call.
+    pub decision: Decision,
     /// Error code, when not allowed.
-    pub code: Option<String>,
+    pub code: Option<ToolCode>,
     /// Statement class, when the guard ran.
-    pub query_class: Option<String>,
+    pub query_class: Option<QueryClass>,
     /// SQL as submitted.
     pub sql: Option<String>,
     /// SQL executed.
@@ -35,6 +50,26 @@ pub struct AuditRecord {
     pub row_count: Option<usize>,
     /// Duration in milliseconds.
     pub duration_ms: f64,
+}
+
+impl AuditRecord {
+    /// A record of a call to `tool`; [`Audit::record`] sets the time, the caller the rest.
+    pub fn new(tool: &str, decision: Decision) -> Self {
+        AuditRecord {
+            time: String::new(),
+            client: None,
+            client_version: None,
+            tool: tool.to_string(),
+            decision,
+            code: None,
+            query_class: None,
+            sql: None,
+            executed_sql: None,
+            table: None,
+            row_count: None,
+            duration_ms: 0.0,
+        }
+    }
 }
 
 enum Sink {

@@ -4,35 +4,21 @@ use std::collections::HashMap;
 use std::io::{BufRead, Read, Write};
 
 use serde_json::Value;
-use sqlgate::{Dialect, ErrorCode, Guard, GuardError, Policy, QueryClass, Stage, Verdict};
+use sqlgate::{
+    Dialect, ErrorCode, Guard, GuardError, Policy, QueryClass, Rejection, Stage, Verdict,
+};
 
 use crate::cli::{CheckArgs, SchemaKind};
 use crate::config::{self, ConfigError};
-
-/// Process exit code: allowed.
-pub const EXIT_ALLOWED: i32 = 0;
-/// Process exit code: refused.
-pub const EXIT_REFUSED: i32 = 1;
-/// Process exit code: usage or policy error.
-pub const EXIT_USAGE: i32 = 2;
+use crate::exit;
 
 /// A refused verdict for a malformed request (code `bad_request`, stage `precheck`).
 pub fn bad_request(message: impl Into<String>) -> Verdict {
-    Verdict {
-        allowed: false,
-        sql: None,
+    Verdict::from(Err(Rejection {
         query_class: QueryClass::Unknown,
         statement_count: 0,
-        tables: None,
-        columns: None,
-        functions: None,
-        limit: None,
-        error: Some(GuardError::new(
-            ErrorCode::BadRequest,
-            Stage::Precheck,
-            message,
-        )),
-    }
+        error: GuardError::new(ErrorCode::BadRequest, Stage::Precheck, message),
+    }))
 }
 
 /// Runs `check`; returns the exit code.
@@ -41,7 +27,7 @@ pub fn run_check(args: &CheckArgs) -> i32 {
         Ok(code) => code,
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
-            EXIT_USAGE
+            exit::USAGE
         }
     }
 }
@@ -70,7 +56,7 @@ fn try_check(args: &CheckArgs) -> Result<i32, ConfigError> {
                 Err(_) => {
                     let v = bad_request("input is not valid UTF-8");
                     println!("{}", v.to_json());
-                    return Ok(EXIT_REFUSED);
+                    return Ok(exit::REFUSED);
                 }
             }
         }
@@ -79,9 +65,9 @@ fn try_check(args: &CheckArgs) -> Result<i32, ConfigError> {
     let mut out = stdout.lock();
     writeln!(out, "{}", verdict.to_json()).map_err(|e| ConfigError(format!("I/O error: {e}")))?;
     Ok(if verdict.allowed {
-        EXIT_ALLOWED
+        exit::SUCCESS
     } else {
-        EXIT_REFUSED
+        exit::REFUSED
     })
 }
 
@@ -97,7 +83,8 @@ struct JsonlRequest {
 }
 
 /// Checks one JSON request per input line, writing one verdict per line (`id` echoed).
-/// Returns 0 when every line was allowed, 1 otherwise. Blank lines are skipped.
+/// Returns [`exit::SUCCESS`] when every line was allowed, [`exit::REFUSED`] otherwise. Blank lines
+/// are skipped.
 pub fn run_jsonl<R: BufRead, W: Write>(
     base: &Policy,
     guard: Guard,
@@ -132,9 +119,9 @@ pub fn run_jsonl<R: BufRead, W: Write>(
     }
     out.flush()?;
     Ok(if all_allowed {
-        EXIT_ALLOWED
+        exit::SUCCESS
     } else {
-        EXIT_REFUSED
+        exit::REFUSED
     })
 }
 
@@ -168,18 +155,16 @@ fn check_one(base: &Policy, guards: &mut HashMap<Dialect, Guard>, req: &JsonlReq
 pub fn run_schema(which: SchemaKind) -> i32 {
     let schema = match which {
         SchemaKind::Policy => Policy::json_schema(),
-        SchemaKind::Verdict => {
-            serde_json::to_value(schemars::schema_for!(Verdict)).unwrap_or_default()
-        }
+        SchemaKind::Verdict => Verdict::json_schema(),
     };
     match serde_json::to_string_pretty(&schema) {
         Ok(s) => {
             println!("{s}");
-            EXIT_ALLOWED
+            exit::SUCCESS
         }
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
-            EXIT_USAGE
+            exit::USAGE
         }
     }
 }
@@ -198,7 +183,7 @@ mod tests {
         let input = b"{\"sql\":\"SELECT 1\",\"id\":7}\nnot json\n\n{\"sql\":\"DELETE FROM t\",\"id\":\"x\",\"dialect\":\"mysql\"}\n";
         let mut out = Vec::new();
         let code = run_jsonl(&policy, guard, &input[..], &mut out).ok();
-        assert_eq!(code, Some(EXIT_REFUSED));
+        assert_eq!(code, Some(exit::REFUSED));
         let text = String::from_utf8_lossy(&out);
         let lines: Vec<Value> = text
             .lines()

@@ -1,8 +1,11 @@
 //! Command-line definitions (clap derive). Parsing only: the commands live in their own modules.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config;
 
 /// sqlgate's command line and MCP server: a read-only SQL guard for AI agents.
 #[derive(Debug, Parser)]
@@ -114,9 +117,9 @@ pub struct ServeArgs {
     /// Policy settings.
     #[command(flatten)]
     pub policy: PolicyArgs,
-    /// Per-query timeout, e.g. `10s`, `500ms`, `2m`.
-    #[arg(long)]
-    pub statement_timeout: Option<String>,
+    /// Per-query timeout with a unit, e.g. `10s`, `500ms`, `2m`.
+    #[arg(long, value_parser = config::parse_duration)]
+    pub statement_timeout: Option<Duration>,
     /// Result size cap in bytes (JSON of the rows); default 1 MiB.
     #[arg(long)]
     pub max_result_bytes: Option<usize>,

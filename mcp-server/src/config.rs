@@ -18,7 +18,7 @@ pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default PostgreSQL pool size.
 pub const DEFAULT_POOL_SIZE: usize = 8;
 
-/// A configuration problem, reported on stderr with exit code 2.
+/// A configuration problem, reported on stderr with exit code [`crate::exit::USAGE`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError(pub String);
 
@@ -77,30 +77,50 @@ pub fn policy_for_check(args: &PolicyArgs) -> Result<Policy, ConfigError> {
     apply_overrides(base, args)
 }
 
-/// Parses a duration such as `10s`, `500ms`, `2m` or a bare number of seconds.
+/// The longest duration any setting takes: one day.
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// What every duration error ends with.
+const DURATION_HINT: &str = "durations need a unit: 500ms, 10s, 2m";
+
+/// Parses a duration with its unit (`500ms`, `10s`, `2m`, `1m 30s`: humantime's syntax), more than
+/// zero and at most [`MAX_DURATION`]. A bare number is refused: it used to mean seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, ConfigError> {
     let t = text.trim();
-    let bad = || {
-        ConfigError(format!(
-            "`{text}` is not a duration; use e.g. 10s, 500ms, 2m"
-        ))
-    };
-    let (num, unit) = match t.find(|c: char| !c.is_ascii_digit() && c != '.') {
-        Some(i) => (&t[..i], t[i..].trim()),
-        None => (t, "s"),
-    };
-    let value: f64 = num.parse().map_err(|_| bad())?;
-    let secs = match unit {
-        "ms" => value / 1000.0,
-        "s" | "" => value,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(bad()),
-    };
-    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
-        return Err(bad());
+    if t.parse::<f64>().is_ok() {
+        return Err(ConfigError(format!(
+            "`{text}` has no unit; {DURATION_HINT}"
+        )));
     }
-    Ok(Duration::from_secs_f64(secs))
+    let d = humantime::parse_duration(t)
+        .map_err(|e| ConfigError(format!("`{text}` is not a duration ({e}); {DURATION_HINT}")))?;
+    if d.is_zero() || d > MAX_DURATION {
+        return Err(ConfigError(format!(
+            "`{text}` is out of range: more than zero and at most 24h"
+        )));
+    }
+    Ok(d)
+}
+
+/// A duration setting in `sqlgate.toml`: a string for [`parse_duration`]. A number is read too,
+/// only to refuse it with the same hint as a bare number on the command line.
+fn deserialize_duration<'de, D>(deserializer: D) -> Result<Option<Duration>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Text(String),
+        Number(f64),
+    }
+    let text = match Written::deserialize(deserializer)? {
+        Written::Text(t) => t,
+        Written::Number(n) => n.to_string(),
+    };
+    parse_duration(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 /// The settings file (`--config sqlgate.toml`): every `serve` setting, plus an inline `[policy]`.
@@ -115,8 +135,9 @@ pub struct FileConfig {
     pub policy_file: Option<PathBuf>,
     /// Inline policy.
     pub policy: Option<Policy>,
-    /// e.g. `10s`.
-    pub statement_timeout: Option<String>,
+    /// Per-query timeout with a unit, e.g. `"10s"`.
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub statement_timeout: Option<Duration>,
     /// Row cap (`max_rows` of the policy); use the policy's `max_rows` for `null`.
     pub max_rows: Option<u64>,
     /// Result size cap in bytes.
@@ -237,14 +258,10 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
     } else {
         file.policy.clone()
     };
-    let statement_timeout = match args
+    let statement_timeout = args
         .statement_timeout
-        .as_ref()
-        .or(file.statement_timeout.as_ref())
-    {
-        Some(t) => parse_duration(t)?,
-        None => DEFAULT_STATEMENT_TIMEOUT,
-    };
+        .or(file.statement_timeout)
+        .unwrap_or(DEFAULT_STATEMENT_TIMEOUT);
     Ok(ServeConfig {
         source,
         policy,
@@ -300,16 +317,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations() {
+    fn durations_need_a_unit() {
         assert_eq!(parse_duration("10s").ok(), Some(Duration::from_secs(10)));
         assert_eq!(
             parse_duration("500ms").ok(),
             Some(Duration::from_millis(500))
         );
         assert_eq!(parse_duration("2m").ok(), Some(Duration::from_secs(120)));
-        assert_eq!(parse_duration("3").ok(), Some(Duration::from_secs(3)));
-        assert!(parse_duration("abc").is_err());
+        assert_eq!(
+            parse_duration(" 1m 30s ").ok(),
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(parse_duration("24h").ok(), Some(MAX_DURATION));
+        for bare in ["3", "1500", "0", "2.5"] {
+            let e = parse_duration(bare).err().map(|e| e.0).unwrap_or_default();
+            assert!(
+                e.contains("no unit") && e.contains(DURATION_HINT),
+                "{bare}: {e}"
+            );
+        }
+        for bad in ["abc", "10 parsecs", ""] {
+            let e = parse_duration(bad).err().map(|e| e.0).unwrap_or_default();
+            assert!(e.contains(DURATION_HINT), "{bad}: {e}");
+        }
         assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("25h").is_err());
+    }
+
+    #[test]
+    fn config_file_durations() {
+        let read = |text: &str| toml::from_str::<FileConfig>(text).map_err(|e| e.to_string());
+        let ok = read("statement_timeout = \"1500ms\"").ok();
+        assert_eq!(
+            ok.and_then(|c| c.statement_timeout),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(read("").ok().map(|c| c.statement_timeout), Some(None));
+        for bare in ["statement_timeout = 1500", "statement_timeout = \"1500\""] {
+            let e = read(bare).err().unwrap_or_default();
+            assert!(e.contains(DURATION_HINT), "{bare}: {e}");
+        }
     }
 
     #[test]

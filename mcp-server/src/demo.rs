@@ -4,14 +4,14 @@
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rusqlite::{params, Connection};
-use sqlgate::{ColumnRules, Dialect, Policy};
+use sqlgate::{ColumnRules, Dialect, Policy, QueryClass};
 
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
 use crate::engine::{Engine, EngineConfig};
+use crate::exit;
 
 const FIRST: [&str; 20] = [
     "Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kavya",
@@ -255,14 +255,14 @@ pub fn run_demo() -> i32 {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("sqlgate-mcp: cannot start the runtime: {e}");
-            return 2;
+            return exit::USAGE;
         }
     };
     match rt.block_on(demo()) {
-        Ok(()) => 0,
+        Ok(()) => exit::SUCCESS,
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
-            1
+            exit::FAILURE
         }
     }
 }
@@ -277,7 +277,7 @@ async fn demo() -> Result<(), String> {
         EngineConfig {
             policy: demo_policy(),
             max_result_bytes: crate::config::DEFAULT_MAX_RESULT_BYTES,
-            statement_timeout: Duration::from_secs(10),
+            statement_timeout: crate::config::DEFAULT_STATEMENT_TIMEOUT,
         },
     )
     .await?;
@@ -334,7 +334,7 @@ async fn demo() -> Result<(), String> {
                 );
             }
             Err(e) => {
-                let class = e.query_class.clone().unwrap_or_else(|| "unknown".into());
+                let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
                 println!(
                     "   {} {} (query_class: {class}, stage: {})",
                     st.bad("REFUSED"),

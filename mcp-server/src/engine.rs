@@ -11,97 +11,11 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sqlgate::{ErrorCode, Guard, GuardError, Location, Policy, Rejection, Verdict};
+use sqlgate::{Guard, Policy, QueryClass, Verdict};
 
-use crate::backend::{
-    to_catalog, Backend, DbError, DbErrorCode, QueryLimits, ResultColumn, TableDetail,
-};
-
-/// A refusal or failure, as the tools return it (`isError: true`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ToolError {
-    /// Stable code: one of core's error codes, or `query_timeout`, `database_unavailable`,
-    /// `database_error`.
-    pub code: String,
-    /// Stage: core's stage, or `execute` for database errors.
-    pub stage: String,
-    /// What went wrong.
-    pub message: String,
-    /// True when the same call may succeed later unchanged.
-    pub retryable: bool,
-    /// How to fix the request in one turn.
-    pub hint: Option<String>,
-    /// Most privileged statement class found (refusals).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub query_class: Option<String>,
-    /// Where in the SQL, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<Location>,
-    /// The database's SQLSTATE (database errors).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sqlstate: Option<String>,
-}
-
-impl ToolError {
-    /// From a core refusal.
-    pub fn from_rejection(r: &Rejection) -> Self {
-        let mut e = ToolError::from_guard_error(&r.error);
-        e.query_class = Some(r.query_class.as_str().to_string());
-        e
-    }
-
-    /// From a core error.
-    pub fn from_guard_error(g: &GuardError) -> Self {
-        ToolError {
-            code: g.code.as_str().to_string(),
-            stage: g.stage.as_str().to_string(),
-            message: g.message.clone(),
-            retryable: g.retryable,
-            hint: g.hint.clone(),
-            query_class: None,
-            location: g.location,
-            sqlstate: None,
-        }
-    }
-
-    /// From a database error.
-    pub fn from_db(e: &DbError) -> Self {
-        let hint = match e.code {
-            DbErrorCode::QueryTimeout => Some(
-                "the query was cancelled at the statement timeout; narrow it (WHERE, fewer joins, aggregate) and try again"
-                    .to_string(),
-            ),
-            DbErrorCode::DatabaseUnavailable => {
-                Some("the database is unreachable right now; retry the same call later".to_string())
-            }
-            DbErrorCode::DatabaseError => None,
-        };
-        ToolError {
-            code: e.code.as_str().to_string(),
-            stage: "execute".to_string(),
-            message: e.message.clone(),
-            retryable: e.retryable,
-            hint,
-            query_class: None,
-            location: None,
-            sqlstate: e.sqlstate.clone(),
-        }
-    }
-
-    /// A malformed request.
-    pub fn bad_request(message: impl Into<String>, hint: Option<&str>) -> Self {
-        ToolError {
-            code: ErrorCode::BadRequest.as_str().to_string(),
-            stage: "precheck".to_string(),
-            message: message.into(),
-            retryable: false,
-            hint: hint.map(str::to_string),
-            query_class: None,
-            location: None,
-            sqlstate: None,
-        }
-    }
-}
+use crate::backend::{to_catalog, Backend, QueryLimits, ResultColumn, TableDetail};
+use crate::hints;
+use crate::tool_error::ToolError;
 
 /// One table in `list_tables`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -149,7 +63,7 @@ pub struct RunQueryOutput {
 #[derive(Debug, Clone, Default)]
 pub struct RunTrace {
     /// Class found by the guard.
-    pub query_class: Option<String>,
+    pub query_class: Option<QueryClass>,
     /// The SQL executed, when it got that far.
     pub executed_sql: Option<String>,
 }
@@ -338,9 +252,14 @@ impl Engine {
         })
     }
 
-    /// `validate_query`: the guard's verdict, no execution.
+    /// `validate_query`: the guard's verdict, no execution; a refusal's hint names the tool that
+    /// helps (see [`hints`]).
     pub fn validate(&self, sql: &str) -> Verdict {
-        self.guard().verdict(sql)
+        let mut verdict = self.guard().verdict(sql);
+        if let Some(e) = verdict.error.as_mut() {
+            e.hint = hints::with_tool(e.code, e.hint.as_deref());
+        }
+        verdict
     }
 
     /// `run_query`: check with core, then execute the approved SQL only.
@@ -352,11 +271,11 @@ impl Engine {
         let approved = match guard.check_with_row_cap(sql, fetch_cap) {
             Ok(a) => a,
             Err(r) => {
-                trace.query_class = Some(r.query_class.as_str().to_string());
+                trace.query_class = Some(r.query_class);
                 return (Err(ToolError::from_rejection(&r)), trace);
             }
         };
-        trace.query_class = Some(approved.query_class.as_str().to_string());
+        trace.query_class = Some(approved.query_class);
         trace.executed_sql = Some(approved.sql.clone());
         let limits = QueryLimits {
             max_rows: self.config.policy.max_rows,

@@ -14,16 +14,17 @@ use crate::cli::ServeArgs;
 use crate::config::{resolve_serve, ServeConfig, Source};
 use crate::demo::{demo_backend, demo_policy};
 use crate::engine::{Engine, EngineConfig};
+use crate::exit;
 use crate::http::{serve_http, HttpOptions};
 use crate::tools::SqlGateServer;
 
-/// Runs `serve`; returns the exit code (2 for configuration errors).
+/// Runs `serve`; returns the exit code.
 pub fn run_serve(args: &ServeArgs) -> i32 {
     let cfg = match resolve_serve(args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
-            return 2;
+            return exit::USAGE;
         }
     };
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -33,14 +34,14 @@ pub fn run_serve(args: &ServeArgs) -> i32 {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("sqlgate-mcp: cannot start the runtime: {e}");
-            return 2;
+            return exit::USAGE;
         }
     };
     match rt.block_on(serve(cfg)) {
-        Ok(()) => 0,
+        Ok(()) => exit::SUCCESS,
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
-            1
+            exit::FAILURE
         }
     }
 }

@@ -4,7 +4,8 @@ use serde_json::Value;
 use sqlgate::Verdict;
 
 use crate::backend::TableDetail;
-use crate::engine::{ListTablesOutput, RunQueryOutput, ToolError};
+use crate::engine::{ListTablesOutput, RunQueryOutput};
+use crate::tool_error::ToolError;
 
 fn cell(v: &Value) -> String {
     let s = match v {

@@ -14,10 +14,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sqlgate::Verdict;
 
-use crate::audit::{Audit, AuditRecord};
+use crate::audit::{Audit, AuditRecord, Decision};
 use crate::backend::TableDetail;
-use crate::engine::{Engine, ListTablesOutput, RunQueryOutput, ToolError};
+use crate::engine::{Engine, ListTablesOutput, RunQueryOutput};
 use crate::text;
+use crate::tool_error::ToolError;
 
 /// Arguments of `describe_table`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -141,20 +142,20 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let mut rec = AuditRecord {
-            tool: "list_tables".into(),
-            ..Default::default()
-        };
-        let result = match self.engine.list_tables().await {
+        let (rec, result) = match self.engine.list_tables().await {
             Ok(out) => {
-                rec.decision = "allow".into();
-                rec.row_count = Some(out.tables.len());
-                success(&out, text::list_tables(&out))
+                let rec = AuditRecord {
+                    row_count: Some(out.tables.len()),
+                    ..AuditRecord::new("list_tables", Decision::Allow)
+                };
+                (rec, success(&out, text::list_tables(&out)))
             }
             Err(e) => {
-                rec.decision = "error".into();
-                rec.code = Some(e.code.clone());
-                failure(&e)
+                let rec = AuditRecord {
+                    code: Some(e.code),
+                    ..AuditRecord::new("list_tables", Decision::Error)
+                };
+                (rec, failure(&e))
             }
         };
         self.audited(&ctx, rec, start, result).await
@@ -179,21 +180,14 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let mut rec = AuditRecord {
-            tool: "describe_table".into(),
-            table: Some(args.table.clone()),
-            ..Default::default()
+        let (decision, code, result) = match self.engine.describe_table(&args.table) {
+            Ok(t) => (Decision::Allow, None, success(&t, text::describe_table(&t))),
+            Err(e) => (Decision::Refuse, Some(e.code), failure(&e)),
         };
-        let result = match self.engine.describe_table(&args.table) {
-            Ok(t) => {
-                rec.decision = "allow".into();
-                success(&t, text::describe_table(&t))
-            }
-            Err(e) => {
-                rec.decision = "refuse".into();
-                rec.code = Some(e.code.clone());
-                failure(&e)
-            }
+        let rec = AuditRecord {
+            code,
+            table: Some(args.table.clone()),
+            ..AuditRecord::new("describe_table", decision)
         };
         self.audited(&ctx, rec, start, result).await
     }
@@ -218,13 +212,16 @@ impl SqlGateServer {
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
         let v = self.engine.validate(&args.sql);
+        let decision = if v.allowed {
+            Decision::Allow
+        } else {
+            Decision::Refuse
+        };
         let rec = AuditRecord {
-            tool: "validate_query".into(),
-            decision: if v.allowed { "allow" } else { "refuse" }.into(),
-            code: v.error.as_ref().map(|e| e.code.as_str().to_string()),
-            query_class: Some(v.query_class.as_str().to_string()),
+            code: v.error.as_ref().map(|e| e.code.into()),
+            query_class: Some(v.query_class),
             sql: Some(args.sql.clone()),
-            ..Default::default()
+            ..AuditRecord::new("validate_query", decision)
         };
         let result = success(&v, text::verdict(&v));
         self.audited(&ctx, rec, start, result).await
@@ -250,29 +247,23 @@ impl SqlGateServer {
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
         let (outcome, trace) = self.engine.run_query(&args.sql).await;
-        let mut rec = AuditRecord {
-            tool: "run_query".into(),
+        let (decision, code, row_count, result) = match outcome {
+            Ok(out) => (
+                Decision::Allow,
+                None,
+                Some(out.row_count),
+                success(&out, text::run_query(&out)),
+            ),
+            Err(e) if e.is_database_error() => (Decision::Error, Some(e.code), None, failure(&e)),
+            Err(e) => (Decision::Refuse, Some(e.code), None, failure(&e)),
+        };
+        let rec = AuditRecord {
+            code,
+            row_count,
             sql: Some(args.sql.clone()),
             query_class: trace.query_class,
             executed_sql: trace.executed_sql,
-            ..Default::default()
-        };
-        let result = match outcome {
-            Ok(out) => {
-                rec.decision = "allow".into();
-                rec.row_count = Some(out.row_count);
-                success(&out, text::run_query(&out))
-            }
-            Err(e) => {
-                rec.decision = if e.stage == "execute" {
-                    "error"
-                } else {
-                    "refuse"
-                }
-                .into();
-                rec.code = Some(e.code.clone());
-                failure(&e)
-            }
+            ..AuditRecord::new("run_query", decision)
         };
         self.audited(&ctx, rec, start, result).await
     }

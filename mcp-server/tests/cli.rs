@@ -185,3 +185,27 @@ fn schemas() {
     let out = run(&["schema", "nope"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn serve_refuses_a_duration_without_a_unit() {
+    let out = run(&["serve", "--demo", "--statement-timeout", "1500"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("durations need a unit: 500ms, 10s, 2m"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("sqlgate.toml");
+    for line in ["statement_timeout = 1500", "statement_timeout = \"1500\""] {
+        std::fs::write(&config, format!("demo = true\n{line}\n")).expect("write config");
+        let out = run(
+            &["serve", "--config", config.to_str().expect("utf-8")],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(2), "{line}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("durations need a unit"), "{line}: {err}");
+    }
+}

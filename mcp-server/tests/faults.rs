@@ -17,85 +17,17 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::Peer;
+use rmcp::model::CallToolResult;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{RoleClient, ServiceExt};
-use serde_json::{json, Value};
-use sqlgate::{Dialect, Policy};
+use rmcp::ServiceExt;
+use serde_json::json;
 use sqlgate_mcp::audit::Audit;
-use sqlgate_mcp::backend::postgres::PgBackend;
-use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::http::{serve_http, HttpOptions};
-use tokio_util::sync::CancellationToken;
+
+mod common;
+use common::{call, open_http, pg_engine, postgres_policy, start_http, structured, try_call};
 
 fn chinook_url() -> Option<String> {
-    match std::env::var("SQLGATE_CHINOOK_URL") {
-        Ok(u) if !u.trim().is_empty() => Some(u),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("SQLGATE_CHINOOK_URL not set, and CI=true requires the PostgreSQL tests");
-            }
-            eprintln!("skipped: SQLGATE_CHINOOK_URL not set (no PostgreSQL for the fault tests)");
-            None
-        }
-    }
-}
-
-async fn engine(url: &str, pool: usize, timeout: Duration) -> Arc<Engine> {
-    let pg = PgBackend::connect(url, pool, timeout, false)
-        .await
-        .expect("connect");
-    Arc::new(
-        Engine::new(
-            Backend::Postgres(pg),
-            EngineConfig {
-                policy: Policy {
-                    max_rows: Some(100),
-                    ..Policy::for_dialect(Dialect::Postgres)
-                },
-                max_result_bytes: 1 << 20,
-                statement_timeout: timeout,
-            },
-        )
-        .await
-        .expect("engine"),
-    )
-}
-
-async fn start_http(engine: Arc<Engine>, audit: Audit) -> (String, CancellationToken) {
-    let shutdown = CancellationToken::new();
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let opts = HttpOptions {
-        addr: "127.0.0.1:0".into(),
-        stateless: false,
-        token: None,
-        allowed_origins: Vec::new(),
-        max_body_bytes: 1 << 20,
-    };
-    let s = shutdown.clone();
-    tokio::spawn(async move {
-        let _ = serve_http(engine, audit, opts, s, Some(tx)).await;
-    });
-    let addr = rx.await.expect("bound");
-    (format!("http://{addr}/mcp"), shutdown)
-}
-
-async fn call(
-    client: &Peer<RoleClient>,
-    tool: &str,
-    args: Value,
-) -> Result<CallToolResult, String> {
-    let mut p = CallToolRequestParams::new(tool.to_string());
-    if let Value::Object(m) = args {
-        p = p.with_arguments(m);
-    }
-    client.call_tool(p).await.map_err(|e| e.to_string())
-}
-
-fn structured(r: &CallToolResult) -> Value {
-    r.structured_content.clone().unwrap_or(Value::Null)
+    common::chinook_url("the fault tests")
 }
 
 /// A throwaway cluster made by `scripts/pg-cluster.sh`, removed on drop.
@@ -247,19 +179,25 @@ async fn database_stopped_then_back() {
         "CREATE TABLE t AS SELECT g AS id, md5(g::text) AS v FROM generate_series(1, 1000) g; ANALYZE t;",
     )
     .await;
-    let engine = engine(&cluster.url, 4, Duration::from_secs(20)).await;
+    let engine = Arc::new(
+        pg_engine(
+            &cluster.url,
+            4,
+            Duration::from_secs(20),
+            postgres_policy(100),
+        )
+        .await,
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     let audit = Audit::file(&dir.path().join("audit.jsonl")).expect("audit");
-    let (url, shutdown) = start_http(engine, audit).await;
+    let (url, shutdown) = start_http(engine, audit, open_http()).await;
     let client =
         ().serve(StreamableHttpClientTransport::from_uri(url))
             .await
             .expect("initialize over HTTP");
     let count = json!({"sql": "SELECT count(*) AS n FROM t"});
 
-    let r = call(&client, "run_query", count.clone())
-        .await
-        .expect("call");
+    let r = call(&client, "run_query", count.clone()).await;
     assert_eq!(structured(&r)["rows"][0]["n"], 1000, "{r:?}");
 
     // A query in flight when the database shuts down.
@@ -280,26 +218,20 @@ async fn database_stopped_then_back() {
     tokio::task::spawn_blocking(move || stopper.stop_server())
         .await
         .expect("stop");
-    let r = in_flight.await.expect("join").expect("call");
+    let r = in_flight.await.expect("join");
     assert_unavailable(&r, "query in flight at shutdown", &c.url);
 
     // While it is down: every query, with pooled or new connections, is database_unavailable.
     for i in 0..3 {
-        let r = call(&client, "run_query", count.clone())
-            .await
-            .expect("call");
+        let r = call(&client, "run_query", count.clone()).await;
         assert_unavailable(&r, &format!("query {i} while down"), &c.url);
     }
     // Tools that need no database still work; list_tables falls back to the last catalog.
-    let r = call(&client, "validate_query", count.clone())
-        .await
-        .expect("call");
+    let r = call(&client, "validate_query", count.clone()).await;
     assert_eq!(structured(&r)["allowed"], true);
-    let r = call(&client, "list_tables", json!({})).await.expect("call");
+    let r = call(&client, "list_tables", json!({})).await;
     assert_ne!(r.is_error, Some(true), "{r:?}");
-    let r = call(&client, "describe_table", json!({"table": "t"}))
-        .await
-        .expect("call");
+    let r = call(&client, "describe_table", json!({"table": "t"})).await;
     assert_ne!(r.is_error, Some(true), "{r:?}");
 
     // Back up: the very next call succeeds, and so do the ones after it.
@@ -308,13 +240,11 @@ async fn database_stopped_then_back() {
         .await
         .expect("restart");
     for i in 0..10 {
-        let r = call(&client, "run_query", count.clone())
-            .await
-            .expect("call");
+        let r = call(&client, "run_query", count.clone()).await;
         assert_ne!(r.is_error, Some(true), "query {i} after restart: {r:?}");
         assert_eq!(structured(&r)["rows"][0]["n"], 1000);
     }
-    let r = call(&client, "list_tables", json!({})).await.expect("call");
+    let r = call(&client, "list_tables", json!({})).await;
     assert_ne!(r.is_error, Some(true), "{r:?}");
 
     let _ = client.cancel().await;
@@ -328,11 +258,11 @@ async fn fifty_http_sessions_times_one_hundred_queries() {
     const SESSIONS: usize = 50;
     const QUERIES: usize = 100;
     let Some(db) = chinook_url() else { return };
-    let engine = engine(&db, 8, Duration::from_secs(20)).await;
+    let engine = Arc::new(pg_engine(&db, 8, Duration::from_secs(20), postgres_policy(100)).await);
     let dir = tempfile::tempdir().expect("tempdir");
     let audit_path = dir.path().join("audit.jsonl");
     let audit = Audit::file(&audit_path).expect("audit");
-    let (url, shutdown) = start_http(engine, audit).await;
+    let (url, shutdown) = start_http(engine, audit, open_http()).await;
     let start = Instant::now();
     let mut tasks = Vec::new();
     for s in 0..SESSIONS {
@@ -360,7 +290,7 @@ async fn fifty_http_sessions_times_one_hundred_queries() {
                     ),
                     _ => ("SELECT genre_id, name FROM genre ORDER BY genre_id".to_string(), 25),
                 };
-                match call(&client, "run_query", json!({ "sql": sql })).await {
+                match try_call(&client, "run_query", json!({ "sql": sql })).await {
                     Err(e) => failures.push(format!("session {s} query {q}: {e}")),
                     Ok(r) if r.is_error == Some(true) => failures.push(format!(
                         "session {s} query {q}: {}",

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
@@ -15,9 +14,12 @@ use serde_json::{json, Value};
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::demo::{demo_backend, demo_policy};
 use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::http::{serve_http, HttpOptions};
+use sqlgate_mcp::http::HttpOptions;
 use sqlgate_mcp::tools::SqlGateServer;
 use tokio_util::sync::CancellationToken;
+
+mod common;
+use common::{call, open_http, serve_in_process, start_http, structured};
 
 async fn engine() -> Arc<Engine> {
     let backend = demo_backend().expect("demo backend");
@@ -33,18 +35,6 @@ async fn engine() -> Arc<Engine> {
         .await
         .expect("engine"),
     )
-}
-
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
-    let mut p = CallToolRequestParams::new(tool.to_string());
-    if let Value::Object(m) = args {
-        p = p.with_arguments(m);
-    }
-    client.call_tool(p).await.expect("call_tool")
-}
-
-fn structured(r: &CallToolResult) -> Value {
-    r.structured_content.clone().expect("structured content")
 }
 
 /// Every tool and error path, through any connected client.
@@ -105,6 +95,35 @@ async fn exercise(client: &RunningService<RoleClient, ()>) {
     let e = structured(&r);
     assert_eq!(e["code"], "unknown_table");
     assert!(e["hint"].as_str().is_some_and(|h| h.contains("customers")));
+    // Hints of unknown names end by naming the tool that shows what exists (the server adds it).
+    let r = call(client, "describe_table", json!({"table": "zzqqxx"})).await;
+    let e = structured(&r);
+    assert_eq!(e["code"], "unknown_table");
+    assert!(
+        e["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("list_tables")),
+        "{e}"
+    );
+    let unknown_column = json!({"sql": "SELECT zzqqxx FROM customers"});
+    let r = call(client, "run_query", unknown_column.clone()).await;
+    let e = structured(&r);
+    assert_eq!(e["code"], "unknown_column");
+    assert!(
+        e["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("describe_table")),
+        "{e}"
+    );
+    let r = call(client, "validate_query", unknown_column).await;
+    let e = structured(&r)["error"].clone();
+    assert_eq!(e["code"], "unknown_column");
+    assert!(
+        e["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("describe_table")),
+        "{e}"
+    );
     let r = call(
         client,
         "describe_table",
@@ -229,13 +248,7 @@ async fn in_process_client_every_tool() {
     let dir = tempfile::tempdir().expect("tempdir");
     let audit_path = dir.path().join("audit.jsonl");
     let server = SqlGateServer::new(engine, Audit::file(&audit_path).expect("audit"));
-    let (a, b) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(a).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(b).await.expect("client");
+    let client = serve_in_process(server).await;
     exercise(&client).await;
     let _ = client.cancel().await;
     let audit = std::fs::read_to_string(&audit_path).expect("audit file");
@@ -273,23 +286,16 @@ async fn binary_over_stdio() {
     let _ = client.cancel().await;
 }
 
-async fn start_http(token: Option<&str>, stateless: bool) -> (String, CancellationToken) {
-    let engine = engine().await;
-    let shutdown = CancellationToken::new();
-    let (tx, rx) = tokio::sync::oneshot::channel();
+/// The demo engine over HTTP, allowing the origin `http://localhost:3000`, with a 64 KiB body cap.
+async fn start_demo_http(token: Option<&str>, stateless: bool) -> (String, CancellationToken) {
     let opts = HttpOptions {
-        addr: "127.0.0.1:0".into(),
         stateless,
         token: token.map(str::to_string),
         allowed_origins: vec!["http://localhost:3000".into()],
         max_body_bytes: 64 * 1024,
+        ..open_http()
     };
-    let s = shutdown.clone();
-    tokio::spawn(async move {
-        let _ = serve_http(engine, Audit::stderr(), opts, s, Some(tx)).await;
-    });
-    let addr = rx.await.expect("bound");
-    (format!("http://{addr}/mcp"), shutdown)
+    start_http(engine().await, Audit::stderr(), opts).await
 }
 
 fn init_body() -> Value {
@@ -300,7 +306,7 @@ fn init_body() -> Value {
 
 #[tokio::test]
 async fn http_auth_origin_and_body_cap() {
-    let (url, shutdown) = start_http(Some("t0ken"), false).await;
+    let (url, shutdown) = start_demo_http(Some("t0ken"), false).await;
     let http = reqwest::Client::new();
     let post = |auth: Option<&str>, origin: Option<&str>, body: String| {
         let mut r = http
@@ -371,7 +377,7 @@ async fn http_auth_origin_and_body_cap() {
 #[tokio::test]
 async fn http_client_every_tool_stateful_and_stateless() {
     for stateless in [false, true] {
-        let (url, shutdown) = start_http(None, stateless).await;
+        let (url, shutdown) = start_demo_http(None, stateless).await;
         let transport = StreamableHttpClientTransport::from_uri(url);
         let client = ().serve(transport).await.expect("initialize over HTTP");
         exercise(&client).await;

@@ -10,50 +10,18 @@ use std::time::Duration;
 use serde_json::Value;
 use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::backend::postgres::PgBackend;
-use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
+
+mod common;
+use common::{pg_engine, postgres_policy};
 
 fn chinook_url() -> Option<String> {
-    match std::env::var("SQLGATE_CHINOOK_URL") {
-        Ok(u) if !u.trim().is_empty() => Some(u),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("SQLGATE_CHINOOK_URL not set, and CI=true requires the PostgreSQL tests");
-            }
-            eprintln!("skipped: SQLGATE_CHINOOK_URL not set");
-            None
-        }
-    }
-}
-
-async fn engine(url: &str, timeout: Duration, pool: usize) -> Engine {
-    let policy = Policy {
-        max_rows: Some(50),
-        ..Policy::for_dialect(Dialect::Postgres)
-    };
-    engine_with(url, timeout, pool, policy).await
-}
-
-async fn engine_with(url: &str, timeout: Duration, pool: usize, policy: Policy) -> Engine {
-    let pg = PgBackend::connect(url, pool, timeout, false)
-        .await
-        .expect("connect");
-    Engine::new(
-        Backend::Postgres(pg),
-        EngineConfig {
-            policy,
-            max_result_bytes: 1 << 20,
-            statement_timeout: timeout,
-        },
-    )
-    .await
-    .expect("engine")
+    common::chinook_url("the PostgreSQL tests")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_on_chinook() {
     let Some(url) = chinook_url() else { return };
-    let e = engine(&url, Duration::from_secs(10), 4).await;
+    let e = pg_engine(&url, 4, Duration::from_secs(10), postgres_policy(50)).await;
     assert!(
         e.backend()
             .role_warnings()
@@ -92,7 +60,10 @@ async fn tools_on_chinook() {
     assert_eq!(v.limit.and_then(|l| l.value), Some(50));
 
     let (r, _) = e.run_query("DELETE FROM artist").await;
-    assert_eq!(r.expect_err("refused").code, "statement_not_allowed");
+    assert_eq!(
+        r.expect_err("refused").code.as_str(),
+        "statement_not_allowed"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -101,7 +72,7 @@ async fn policy_hides_tables_and_marks_protected_columns() {
     let mut policy = Policy::for_dialect(Dialect::Postgres);
     policy.tables.deny = vec!["public.employee".into()];
     policy.columns.deny = vec!["customer.email".into(), "*.phone".into()];
-    let e = engine_with(&url, Duration::from_secs(10), 1, policy).await;
+    let e = pg_engine(&url, 1, Duration::from_secs(10), policy).await;
     let tables = e.list_tables().await.expect("list");
     let names: Vec<&str> = tables.tables.iter().map(|t| t.name.as_str()).collect();
     assert!(names.contains(&"customer"), "{names:?}");
@@ -115,15 +86,18 @@ async fn policy_hides_tables_and_marks_protected_columns() {
         .collect();
     assert_eq!(protected, vec!["phone", "email"]);
     let err = e.describe_table("employee").expect_err("denied");
-    assert_eq!(err.code, "table_not_allowed");
+    assert_eq!(err.code.as_str(), "table_not_allowed");
     let (r, _) = e.run_query("SELECT email FROM customer").await;
-    assert_eq!(r.expect_err("protected").code, "column_not_allowed");
+    assert_eq!(
+        r.expect_err("protected").code.as_str(),
+        "column_not_allowed"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_type_renders() {
     let Some(url) = chinook_url() else { return };
-    let e = engine(&url, Duration::from_secs(10), 2).await;
+    let e = pg_engine(&url, 2, Duration::from_secs(10), postgres_policy(50)).await;
     let sql = "SELECT 1::int2 AS i2, 2::int8 AS i8, 1.5::float8 AS f, 'NaN'::float8 AS nan, \
         12345678901234567890.123::numeric AS big, 12.50::numeric AS small, true AS b, 'x'::text AS t, \
         '2024-01-02'::date AS d, '12:34:56.5'::time AS tm, '2024-01-02 03:04:05+00'::timestamptz AS ts, \
@@ -173,12 +147,12 @@ async fn every_type_renders() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeout_is_query_timeout() {
     let Some(url) = chinook_url() else { return };
-    let e = engine(&url, Duration::from_millis(500), 2).await;
+    let e = pg_engine(&url, 2, Duration::from_millis(500), postgres_policy(50)).await;
     let (r, _) = e
         .run_query("SELECT count(*) FROM invoice_line a, invoice_line b, track c")
         .await;
     let err = r.expect_err("timeout");
-    assert_eq!(err.code, "query_timeout");
+    assert_eq!(err.code.as_str(), "query_timeout");
     assert_eq!(err.sqlstate.as_deref(), Some("57014"));
     assert!(!err.retryable);
     // Cancelled in the database, not just abandoned: no backend is still running it.

@@ -24,27 +24,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use rmcp::model::CallToolRequestParams;
-use rmcp::ServiceExt;
 use serde_json::{json, Value};
-use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::audit::Audit;
-use sqlgate_mcp::backend::postgres::PgBackend;
-use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
 
+mod common;
+use common::{pg_engine, postgres_policy, serve_in_process, structured, try_call};
+
 fn chinook_url() -> Option<String> {
-    match std::env::var("SQLGATE_CHINOOK_URL") {
-        Ok(u) if !u.trim().is_empty() => Some(u),
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("SQLGATE_CHINOOK_URL not set, and CI=true requires the PostgreSQL tests");
-            }
-            eprintln!("skipped: SQLGATE_CHINOOK_URL not set (no PostgreSQL for the safety test)");
-            None
-        }
-    }
+    common::chinook_url("the safety test")
 }
 
 /// The same URL with another database name.
@@ -383,51 +371,30 @@ async fn run_attacks(url: String) {
     let files_before = file_state(&paths);
     let before = fingerprint(&url).await;
 
-    let pg = PgBackend::connect(&url, 2, Duration::from_secs(5), false)
-        .await
-        .expect("connect");
+    let engine = pg_engine(&url, 2, Duration::from_secs(5), postgres_policy(50)).await;
     assert!(
-        pg.role_warnings().iter().any(|w| w.contains("superuser")),
+        engine
+            .backend()
+            .role_warnings()
+            .iter()
+            .any(|w| w.contains("superuser")),
         "the test must run as a superuser (the worst case)"
     );
-    let engine = Engine::new(
-        Backend::Postgres(pg),
-        EngineConfig {
-            policy: Policy {
-                max_rows: Some(50),
-                ..Policy::for_dialect(Dialect::Postgres)
-            },
-            max_result_bytes: 1 << 20,
-            statement_timeout: Duration::from_secs(5),
-        },
-    )
-    .await
-    .expect("engine");
     let dir = tempfile::tempdir().expect("tempdir");
     let audit_path = dir.path().join("audit.jsonl");
     let server = SqlGateServer::new(Arc::new(engine), Audit::file(&audit_path).expect("audit"));
-    let (a, b) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(a).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = ().serve(b).await.expect("client");
+    let client = serve_in_process(server).await;
 
     let mut problems: Vec<String> = Vec::new();
     for a in &attacks {
-        let mut p = CallToolRequestParams::new("run_query");
-        if let Value::Object(m) = json!({ "sql": a.sql }) {
-            p = p.with_arguments(m);
-        }
-        let r = match client.call_tool(p).await {
+        let r = match try_call(&client, "run_query", json!({ "sql": a.sql })).await {
             Ok(r) => r,
             Err(e) => {
                 problems.push(format!("[{}] {:?}: call failed: {e}", a.source, a.sql));
                 continue;
             }
         };
-        let out = r.structured_content.clone().unwrap_or(Value::Null);
+        let out = structured(&r);
         if r.is_error == Some(true) {
             if a.expect_refused && out["stage"] == "execute" {
                 problems.push(format!(

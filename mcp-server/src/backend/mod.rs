@@ -47,7 +47,21 @@ pub struct QueryResult {
 }
 
 /// Stable database error codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum DbErrorCode {
     /// The statement ran over the timeout and was cancelled.
     QueryTimeout,
@@ -58,13 +72,12 @@ pub enum DbErrorCode {
 }
 
 impl DbErrorCode {
-    /// The stable snake_case string.
+    /// Every code.
+    pub const ALL: &'static [DbErrorCode] = <DbErrorCode as strum::VariantArray>::VARIANTS;
+
+    /// The stable snake_case string (the serde name).
     pub fn as_str(self) -> &'static str {
-        match self {
-            DbErrorCode::QueryTimeout => "query_timeout",
-            DbErrorCode::DatabaseUnavailable => "database_unavailable",
-            DbErrorCode::DatabaseError => "database_error",
-        }
+        self.into()
     }
 }
 

@@ -1,0 +1,228 @@
+//! What a tool returns when it refuses or fails (`isError: true`): a guard refusal or a database
+//! error in one shape, with typed codes and stages that serialise to the same strings as core's.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sqlgate::{ErrorCode, GuardError, Location, QueryClass, Rejection};
+
+use crate::backend::{DbError, DbErrorCode};
+use crate::hints;
+
+/// A tool error's code: one of core's error codes, or a database code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ToolCode {
+    /// The guard refused the request (or it was malformed).
+    Guard(ErrorCode),
+    /// The database failed the approved SQL.
+    Database(DbErrorCode),
+}
+
+impl ToolCode {
+    /// The stable snake_case string (the serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCode::Guard(c) => c.as_str(),
+            ToolCode::Database(c) => c.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for ToolCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<ErrorCode> for ToolCode {
+    fn from(code: ErrorCode) -> Self {
+        ToolCode::Guard(code)
+    }
+}
+
+impl From<DbErrorCode> for ToolCode {
+    fn from(code: DbErrorCode) -> Self {
+        ToolCode::Database(code)
+    }
+}
+
+/// Where a tool error arose: one of core's stages, or `execute` for database errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The database ran (or tried to run) the approved SQL.
+    Execute,
+    /// A stage of the guard (serialised as core's name).
+    #[serde(untagged)]
+    Guard(sqlgate::Stage),
+}
+
+impl Stage {
+    /// The stable snake_case string (the serde name; a unit test keeps the two equal).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Execute => "execute",
+            Stage::Guard(s) => s.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A refusal or failure, as the tools return it (`isError: true`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolError {
+    /// Stable code: one of core's error codes, or `query_timeout`, `database_unavailable`,
+    /// `database_error`.
+    pub code: ToolCode,
+    /// Stage: core's stage, or `execute` for database errors.
+    pub stage: Stage,
+    /// What went wrong.
+    pub message: String,
+    /// True when the same call may succeed later unchanged.
+    pub retryable: bool,
+    /// How to fix the request in one turn.
+    pub hint: Option<String>,
+    /// Most privileged statement class found (refusals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_class: Option<QueryClass>,
+    /// Where in the SQL, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    /// The database's SQLSTATE (database errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqlstate: Option<String>,
+}
+
+impl ToolError {
+    /// From a core refusal.
+    pub fn from_rejection(r: &Rejection) -> Self {
+        let mut e = ToolError::from_guard_error(&r.error);
+        e.query_class = Some(r.query_class);
+        e
+    }
+
+    /// From a core error, its hint pointing to the tool that helps (see [`hints`]).
+    pub fn from_guard_error(g: &GuardError) -> Self {
+        ToolError {
+            code: g.code.into(),
+            stage: Stage::Guard(g.stage),
+            message: g.message.clone(),
+            retryable: g.retryable,
+            hint: hints::with_tool(g.code, g.hint.as_deref()),
+            query_class: None,
+            location: g.location,
+            sqlstate: None,
+        }
+    }
+
+    /// From a database error.
+    pub fn from_db(e: &DbError) -> Self {
+        let hint = match e.code {
+            DbErrorCode::QueryTimeout => Some(
+                "the query was cancelled at the statement timeout; narrow it (WHERE, fewer joins, aggregate) and try again"
+                    .to_string(),
+            ),
+            DbErrorCode::DatabaseUnavailable => {
+                Some("the database is unreachable right now; retry the same call later".to_string())
+            }
+            DbErrorCode::DatabaseError => None,
+        };
+        ToolError {
+            code: e.code.into(),
+            stage: Stage::Execute,
+            message: e.message.clone(),
+            retryable: e.retryable,
+            hint,
+            query_class: None,
+            location: None,
+            sqlstate: e.sqlstate.clone(),
+        }
+    }
+
+    /// A malformed request.
+    pub fn bad_request(message: impl Into<String>, hint: Option<&str>) -> Self {
+        ToolError {
+            code: ErrorCode::BadRequest.into(),
+            stage: Stage::Guard(sqlgate::Stage::Precheck),
+            message: message.into(),
+            retryable: false,
+            hint: hint.map(str::to_string),
+            query_class: None,
+            location: None,
+            sqlstate: None,
+        }
+    }
+
+    /// True when the database failed the query (after the guard approved it).
+    pub fn is_database_error(&self) -> bool {
+        self.stage == Stage::Execute
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn every_stage() -> Vec<Stage> {
+        let mut all = vec![Stage::Execute];
+        all.extend(sqlgate::Stage::ALL.iter().map(|s| Stage::Guard(*s)));
+        all
+    }
+
+    fn every_code() -> Vec<ToolCode> {
+        let guard = ErrorCode::ALL.iter().map(|c| ToolCode::Guard(*c));
+        let db = DbErrorCode::ALL.iter().map(|c| ToolCode::Database(*c));
+        guard.chain(db).collect()
+    }
+
+    #[test]
+    fn names_are_the_serde_names_and_round_trip() {
+        for stage in every_stage() {
+            let v = serde_json::to_value(stage).ok();
+            assert_eq!(v, Some(Value::from(stage.as_str())));
+            assert_eq!(
+                serde_json::from_value::<Stage>(json!(stage.as_str())).ok(),
+                Some(stage)
+            );
+        }
+        for code in every_code() {
+            let v = serde_json::to_value(code).ok();
+            assert_eq!(v, Some(Value::from(code.as_str())));
+            assert_eq!(
+                serde_json::from_value::<ToolCode>(json!(code.as_str())).ok(),
+                Some(code)
+            );
+        }
+    }
+
+    #[test]
+    fn no_name_is_both_a_guard_and_a_server_name() {
+        let stages: Vec<&str> = every_stage().iter().map(|s| s.as_str()).collect();
+        let codes: Vec<&str> = every_code().iter().map(|c| c.as_str()).collect();
+        for names in [stages, codes] {
+            let mut unique = names.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), names.len(), "{names:?}");
+        }
+    }
+
+    #[test]
+    fn database_error_json_is_unchanged() {
+        let mut db = DbError::new(DbErrorCode::DatabaseError, "boom");
+        db.sqlstate = Some("42P01".into());
+        let json = serde_json::to_string(&ToolError::from_db(&db)).unwrap_or_default();
+        assert_eq!(
+            json,
+            r#"{"code":"database_error","stage":"execute","message":"boom","retryable":false,"hint":null,"sqlstate":"42P01"}"#
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! Helpers shared by the integration tests: the PostgreSQL URL, engines, and MCP clients connected
+//! in-process or over HTTP.
+
+// Each test file compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{Peer, RunningService, ServiceError};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use sqlgate::{Dialect, Policy};
+use sqlgate_mcp::audit::Audit;
+use sqlgate_mcp::backend::postgres::PgBackend;
+use sqlgate_mcp::backend::Backend;
+use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::http::{serve_http, HttpOptions};
+use sqlgate_mcp::tools::SqlGateServer;
+use tokio_util::sync::CancellationToken;
+
+/// `SQLGATE_CHINOOK_URL` (set by `scripts/test.sh`). Without it the calling test is skipped with
+/// a message naming `suite`, except under `CI=true`, where its absence is a failure.
+pub fn chinook_url(suite: &str) -> Option<String> {
+    match std::env::var("SQLGATE_CHINOOK_URL") {
+        Ok(u) if !u.trim().is_empty() => Some(u),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("SQLGATE_CHINOOK_URL not set, and CI=true requires the PostgreSQL tests");
+            }
+            eprintln!("skipped: SQLGATE_CHINOOK_URL not set (no PostgreSQL for {suite})");
+            None
+        }
+    }
+}
+
+/// PostgreSQL's default policy with a row cap.
+pub fn postgres_policy(max_rows: u64) -> Policy {
+    Policy {
+        max_rows: Some(max_rows),
+        ..Policy::for_dialect(Dialect::Postgres)
+    }
+}
+
+/// An engine on PostgreSQL at `url`: `pool` connections, `timeout` per statement, 1 MiB results.
+pub async fn pg_engine(url: &str, pool: usize, timeout: Duration, policy: Policy) -> Engine {
+    let pg = PgBackend::connect(url, pool, timeout, false)
+        .await
+        .expect("connect");
+    Engine::new(
+        Backend::Postgres(pg),
+        EngineConfig {
+            policy,
+            max_result_bytes: 1 << 20,
+            statement_timeout: timeout,
+        },
+    )
+    .await
+    .expect("engine")
+}
+
+/// An rmcp client talking to `server` over an in-memory pipe.
+pub async fn serve_in_process(server: SqlGateServer) -> RunningService<RoleClient, ()> {
+    let (a, b) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(a).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(b).await.expect("client")
+}
+
+/// Serves `engine` over streamable HTTP on a free loopback port; returns the endpoint URL and the
+/// token that stops the server. `opts.addr` is replaced by `127.0.0.1:0`.
+pub async fn start_http(
+    engine: Arc<Engine>,
+    audit: Audit,
+    opts: HttpOptions,
+) -> (String, CancellationToken) {
+    let shutdown = CancellationToken::new();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let opts = HttpOptions {
+        addr: "127.0.0.1:0".into(),
+        ..opts
+    };
+    let s = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = serve_http(engine, audit, opts, s, Some(tx)).await;
+    });
+    let addr = rx.await.expect("bound");
+    (format!("http://{addr}/mcp"), shutdown)
+}
+
+/// HTTP options without a token, origins or sessions turned off, and a 1 MiB body cap.
+pub fn open_http() -> HttpOptions {
+    HttpOptions {
+        addr: "127.0.0.1:0".into(),
+        stateless: false,
+        token: None,
+        allowed_origins: Vec::new(),
+        max_body_bytes: 1 << 20,
+    }
+}
+
+/// Calls `tool` with `args` (a JSON object); `Err` when the call itself failed (not a tool error).
+pub async fn try_call(
+    client: &Peer<RoleClient>,
+    tool: &str,
+    args: Value,
+) -> Result<CallToolResult, ServiceError> {
+    let mut p = CallToolRequestParams::new(tool.to_string());
+    if let Value::Object(m) = args {
+        p = p.with_arguments(m);
+    }
+    client.call_tool(p).await
+}
+
+/// [`try_call`], where a failed call fails the test.
+pub async fn call(client: &Peer<RoleClient>, tool: &str, args: Value) -> CallToolResult {
+    try_call(client, tool, args)
+        .await
+        .unwrap_or_else(|e| panic!("call {tool}: {e}"))
+}
+
+/// The structured content of a result (`null` when there is none).
+pub fn structured(r: &CallToolResult) -> Value {
+    r.structured_content.clone().unwrap_or(Value::Null)
+}
