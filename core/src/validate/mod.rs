@@ -36,8 +36,6 @@ mod select;
 #[cfg(test)]
 mod test_support;
 
-pub use calls::MAX_SERIES_ROWS;
-
 /// What a checked query reads.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Analysis {
