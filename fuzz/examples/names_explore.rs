@@ -1,5 +1,8 @@
 //! Explore the name-resolution grammar without libFuzzer: renders N pseudo-random cases, runs the
 //! guard and the resolver oracle, prints counts and the first findings.
+
+// A fuzz oracle panics on purpose: the panic is the finding.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use arbitrary::{Arbitrary, Unstructured};
 use sqlgate_fuzz::{names::NameQuery, oracles};
 

@@ -4,6 +4,8 @@
 //! as `artifacts/check_bytes/slow-<ms>ms-<hash>` for `cargo fuzz run check_bytes FILE`, and with
 //! `SQLGATE_FUZZ_SLOW_PANIC=1` it fails the run.
 #![no_main]
+// A fuzz oracle panics on purpose: the panic is the finding.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -8,6 +8,8 @@
 //! core/tests/fuzz_regressions.rs, not here: a mutated text case would no longer match its
 //! expectation, so such inputs are skipped.
 #![no_main]
+// A fuzz oracle panics on purpose: the panic is the finding.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use libfuzzer_sys::arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;

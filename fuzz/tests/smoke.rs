@@ -1,5 +1,8 @@
 //! Quick checks of the fuzz crate's own helpers (run with `cargo test` in fuzz/).
 
+// A fuzz oracle panics on purpose: the panic is the finding.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use arbitrary::{Arbitrary, Unstructured};
 use sqlgate::{Dialect, Guard, Policy};
 use sqlgate_fuzz::{grammar::Query, oracles, pg};

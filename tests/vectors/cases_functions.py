@@ -2,7 +2,7 @@
 table functions in FROM, the denylist of the other dialects, and syntax that sqlparser renders
 as function calls (ROW(...), ARRAY(subquery), current_user ...).
 
-`from_items` holds the cases of functions in FROM, which core/src/validate.rs checks with
+`from_items` holds the cases of functions in FROM, which core/src/validate/from.rs checks with
 `FunctionPolicy::check_table_function`.
 """
 
