@@ -321,7 +321,7 @@ export interface Location {
   line: number
 }
 /**
- * The verdict in DESIGN's JSON shape: `allowed` plus either the approved fields or `error`.
+ * The verdict in its JSON shape (ARCHITECTURE.md, "Verdict contract"): `allowed` plus either the approved fields or `error`.
  */
 export interface Verdict {
   /**
