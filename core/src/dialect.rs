@@ -2,32 +2,19 @@
 //! how it folds and quotes names, its escapes, its row-limit forms, its system catalogs), decided
 //! here once for the modules that act on them.
 
-use std::fmt;
 use std::str::FromStr;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sqlparser::dialect as sp;
 
+use crate::stable_names::stable_names;
+
 /// A SQL dialect sqlgate parses.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Dialect {
     /// PostgreSQL (the default).
     #[default]
@@ -68,14 +55,6 @@ pub(crate) enum Folding {
 }
 
 impl Dialect {
-    /// Every dialect, in documentation order.
-    pub const ALL: &'static [Dialect] = <Dialect as strum::VariantArray>::VARIANTS;
-
-    /// The stable lower-case name (the serde name).
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
     /// The sqlparser dialect used to tokenize and parse: the built-in one, wrapped to read the
     /// constructs this dialect's engine accepts and sqlparser does not (see
     /// [`crate::sql_dialect`]).
@@ -289,11 +268,7 @@ impl Dialect {
     }
 }
 
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+stable_names!(Dialect, "Every dialect, in documentation order.");
 
 impl FromStr for Dialect {
     type Err = String;

@@ -1,9 +1,9 @@
 //! Refusal reasons: stable error codes, pipeline stages and the structured error every layer maps.
 
-use std::fmt;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::stable_names::stable_names;
 
 /// Stable, snake_case reason for a refusal. New codes may be added; none changes meaning.
 ///
@@ -31,21 +31,10 @@ use serde::{Deserialize, Serialize};
 /// | `unsupported_syntax` | validate | a construct the validator does not model (refused, fail closed) |
 /// | `internal_roundtrip` | rewrite | regenerated SQL did not re-check to the same verdict |
 /// | `bad_request` | precheck | a front end received a malformed request (e.g. a bad JSON line) |
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     /// No statement in the input.
     Empty,
@@ -93,38 +82,13 @@ pub enum ErrorCode {
     BadRequest,
 }
 
-impl ErrorCode {
-    /// Every code, in documentation order.
-    pub const ALL: &'static [ErrorCode] = <ErrorCode as strum::VariantArray>::VARIANTS;
-
-    /// The stable snake_case string (the serde name).
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+stable_names!(ErrorCode, "Every code, in documentation order.");
 
 /// The pipeline stage that refused.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stage {
     /// Checks on the raw text.
     Precheck,
@@ -136,21 +100,7 @@ pub enum Stage {
     Rewrite,
 }
 
-impl Stage {
-    /// Every stage, in pipeline order.
-    pub const ALL: &'static [Stage] = <Stage as strum::VariantArray>::VARIANTS;
-
-    /// The stable snake_case string (the serde name).
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
-impl fmt::Display for Stage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+stable_names!(Stage, "Every stage that can refuse, in pipeline order.");
 
 /// 1-based position in the submitted text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

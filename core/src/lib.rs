@@ -46,6 +46,7 @@ pub mod parse;
 mod policy;
 pub mod precheck;
 mod sql_dialect;
+mod stable_names;
 mod validate;
 mod verdict;
 

@@ -5,22 +5,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::class::QueryClass;
 use crate::error::GuardError;
+use crate::stable_names::stable_names;
 
 /// What happened to the row cap on the outermost query.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LimitAction {
     /// No limit was present; the cap was added.
     Injected,
@@ -32,15 +23,7 @@ pub enum LimitAction {
     None,
 }
 
-impl LimitAction {
-    /// Every action.
-    pub const ALL: &'static [LimitAction] = <LimitAction as strum::VariantArray>::VARIANTS;
-
-    /// The stable snake_case string (the serde name).
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
+stable_names!(LimitAction, "Every action.");
 
 /// The row cap as applied to an approved query.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -10,30 +10,17 @@ mod unparsed;
 pub(crate) use statement::statement_class;
 pub(crate) use unparsed::class_of_unparsed;
 
-use std::fmt;
+use crate::stable_names::stable_names;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Statement class, in privilege order: `select < session < mutation_create < mutation_delete <
 /// ddl < admin < unknown`. A payload's class is the most privileged class among its statements.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum QueryClass {
     /// SELECT, VALUES, TABLE, read-only WITH, EXPLAIN (no ANALYZE) of those.
     Select,
@@ -51,18 +38,4 @@ pub enum QueryClass {
     Unknown,
 }
 
-impl QueryClass {
-    /// Every class, in privilege order.
-    pub const ALL: &'static [QueryClass] = <QueryClass as strum::VariantArray>::VARIANTS;
-
-    /// The stable snake_case string (the serde name).
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
-impl fmt::Display for QueryClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+stable_names!(QueryClass, "Every class, in privilege order.");
