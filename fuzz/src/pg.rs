@@ -213,12 +213,13 @@ fn tree_without_locations(parsed: &pg_query::ParseResult) -> Result<Value, Strin
         match v {
             Value::Object(map) => {
                 // Source positions: `location`, `stmt_location`, `stmt_len` and PostgreSQL 18's
-                // `rexpr_list_start` / `rexpr_list_end` (the parentheses of an IN list).
+                // list bounds: `rexpr_list_start` / `rexpr_list_end` (the parentheses of an IN
+                // list), `list_start` / `list_end` (the brackets of `ARRAY[...]`).
                 map.retain(|k, _| {
                     !(k.contains("location")
                         || k == "stmt_len"
-                        || k.ends_with("_list_start")
-                        || k.ends_with("_list_end"))
+                        || k.ends_with("list_start")
+                        || k.ends_with("list_end"))
                 });
                 map.values_mut().for_each(strip);
             }
