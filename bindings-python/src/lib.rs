@@ -94,6 +94,8 @@ fn exception_for(code: ErrorCode) -> &'static ErrorClass {
         | ErrorCode::LimitNotLiteral
         | ErrorCode::UnsupportedSyntax
         | ErrorCode::InternalRoundtrip
+        | ErrorCode::UnboundedMutation
+        | ErrorCode::TableNotWritable
         | ErrorCode::BadRequest => &REJECTED,
     }
 }
@@ -337,6 +339,7 @@ impl PyGuard {
             columns: section(py, "columns", columns)?,
             catalog,
             mysql_ansi_quotes,
+            writes: None,
         };
         Self::build(py, policy)
     }

@@ -59,6 +59,15 @@ pub enum TableRefusal {
     Unknown(Option<String>),
 }
 
+/// Why a mutation's target was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetRefusal {
+    /// Refused as any table would be (system catalog, `tables.deny`, unknown to the catalog).
+    Table(TableRefusal),
+    /// Outside `writes.tables`.
+    NotWritable,
+}
+
 /// The data-access half of a policy, compiled.
 #[derive(Debug, Clone)]
 pub struct AccessPolicy {
@@ -86,6 +95,8 @@ struct IndexedTable {
     spelled_columns: Arc<[String]>,
     /// Folded-for-comparison column names (shared with every resolution of the table).
     columns: Arc<[String]>,
+    /// The catalog marks it a view (`kind` contains `view`): not a mutation target.
+    view: bool,
 }
 
 impl AccessPolicy {
@@ -161,33 +172,70 @@ impl AccessPolicy {
 
     /// Resolves a (folded) table name: system catalog, allow/deny, catalog lookup.
     pub fn resolve(&self, parts: &[String]) -> Result<ResolvedTable, TableRefusal> {
+        let (table, _) = self.resolve_as(parts, |parts| self.is_allowed(parts))?;
+        Ok(table)
+    }
+
+    /// Resolves the target of a mutation: as [`AccessPolicy::resolve`], except that
+    /// `writable` (the compiled `writes.tables`) takes the place of `tables.allow`;
+    /// `tables.deny` still refuses. Also says whether the catalog marks the table a view.
+    pub fn resolve_target(
+        &self,
+        parts: &[String],
+        writable: impl Fn(&[String], Option<&str>) -> bool,
+    ) -> Result<(ResolvedTable, bool), TargetRefusal> {
+        let default = self
+            .dialect
+            .default_schema()
+            .map(|s| fold_unquoted(s, self.dialect));
+        let mut outside_writes = false;
+        let resolved = self.resolve_as(parts, |parts| {
+            let denied = self.deny.iter().any(|p| matches_conservatively(p, parts));
+            outside_writes = !denied && !writable(parts, default.as_deref());
+            !denied && !outside_writes
+        });
+        match resolved {
+            Ok(found) => Ok(found),
+            Err(TableRefusal::NotAllowed(_)) if outside_writes => Err(TargetRefusal::NotWritable),
+            Err(refusal) => Err(TargetRefusal::Table(refusal)),
+        }
+    }
+
+    /// System catalog, catalog lookup, then `allowed` on the resolved name.
+    fn resolve_as(
+        &self,
+        parts: &[String],
+        mut allowed: impl FnMut(&[String]) -> bool,
+    ) -> Result<(ResolvedTable, bool), TableRefusal> {
         if self.dialect.is_system_catalog(parts) && !self.allow_system_catalogs {
             return Err(TableRefusal::SystemCatalog);
         }
-        let (parts, columns, spelled_columns) = match &self.catalog {
+        let (parts, columns, spelled_columns, view) = match &self.catalog {
             Some(index) if !self.dialect.is_system_catalog(parts) => {
                 match index.find(parts, self.dialect) {
                     Some(t) => (
                         t.parts.clone(),
                         Some(t.columns.clone()),
                         Some(t.spelled_columns.clone()),
+                        t.view,
                     ),
                     None => return Err(TableRefusal::Unknown(self.suggest_table(parts))),
                 }
             }
-            _ => (parts.to_vec(), None, None),
+            _ => (parts.to_vec(), None, None, false),
         };
-        if !self.is_allowed(&parts) {
+        if !allowed(&parts) {
             return Err(TableRefusal::NotAllowed(self.suggest_table(&parts)));
         }
         let protected = self.protected_columns(&parts, columns.as_deref());
-        Ok(ResolvedTable {
+        let table = ResolvedTable {
             display: parts.join("."),
             parts,
             protected,
             columns,
             spelled_columns,
-        })
+        };
+        Ok((table, view))
     }
 
     fn is_allowed(&self, parts: &[String]) -> bool {
@@ -298,6 +346,10 @@ impl CatalogIndex {
                     name: t.name.clone(),
                     spelled_columns: t.columns.iter().map(|c| c.name.clone()).collect(),
                     columns: t.columns.iter().map(|c| fold(&c.name)).collect(),
+                    view: t
+                        .kind
+                        .as_deref()
+                        .is_some_and(|k| k.to_ascii_lowercase().contains("view")),
                 }
             })
             .collect();

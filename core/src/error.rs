@@ -30,6 +30,8 @@ use crate::stable_names::stable_names;
 /// | `limit_not_literal` | rewrite | a LIMIT / FETCH / TOP that is not an integer literal, or WITH TIES / PERCENT |
 /// | `unsupported_syntax` | validate | a construct the validator does not model (refused, fail closed) |
 /// | `internal_roundtrip` | rewrite | regenerated SQL did not re-check to the same verdict |
+/// | `unbounded_mutation` | validate | UPDATE / DELETE without a WHERE clause (or one that names no column), unless `writes.allow_unbounded` |
+/// | `table_not_writable` | validate | a mutation whose target is outside `writes.tables`, or any mutation when the policy has no `writes` |
 /// | `bad_request` | precheck | a front end received a malformed request (e.g. a bad JSON line) |
 #[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
@@ -78,6 +80,10 @@ pub enum ErrorCode {
     UnsupportedSyntax,
     /// The regenerated SQL did not re-check identically.
     InternalRoundtrip,
+    /// An UPDATE / DELETE that is not bounded by a WHERE clause.
+    UnboundedMutation,
+    /// A mutation of a table the policy does not let mutations modify.
+    TableNotWritable,
     /// A malformed request to a front end.
     BadRequest,
 }

@@ -49,6 +49,7 @@ mod sql_dialect;
 mod stable_names;
 mod validate;
 mod verdict;
+mod writes;
 
 pub use catalog::{Catalog, CatalogColumn, CatalogTable, ForeignKey};
 pub use class::QueryClass;
@@ -56,10 +57,13 @@ pub use dialect::Dialect;
 pub use error::{ErrorCode, GuardError, Location, Stage};
 pub use guard::{classify, Guard};
 pub use policy::{
-    ColumnRules, FunctionRules, Policy, PolicyError, TableRules, DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
+    ColumnRules, FunctionRules, Policy, PolicyError, TableRules, WriteRules,
+    DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES,
+    DEFAULT_MAX_TOKENS,
 };
-pub use verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
+pub use verdict::{
+    Approved, ApprovedMutation, LimitAction, LimitInfo, MutationVerdict, Rejection, Verdict,
+};
 
 /// The README's Rust example runs as a doc test.
 #[cfg(doctest)]

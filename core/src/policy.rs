@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
+use crate::class::QueryClass;
 use crate::dialect::Dialect;
 
 /// Default for [`Policy::max_rows`].
@@ -48,6 +49,55 @@ pub struct ColumnRules {
     /// `table.column`, `schema.table.column` or `*.column`: refused wherever referenced.
     #[serde(default)]
     pub deny: Vec<String>,
+}
+
+/// Which mutations [`crate::Guard::check_mutation`] may approve. Absent from a policy (the
+/// default), every mutation is refused: the guard is read-only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteRules {
+    /// Patterns, as in `tables.allow`, of the tables a mutation may modify; nothing else may be.
+    /// `tables.deny` still wins.
+    pub tables: Vec<String>,
+    /// The mutation classes allowed: `mutation_create` (INSERT, UPDATE, MERGE without DELETE) and
+    /// `mutation_delete` (DELETE, MERGE with a DELETE action).
+    #[serde(default = "default_write_classes")]
+    pub classes: Vec<QueryClass>,
+    /// The most rows one mutation may change, for front ends that preview it (the MCP server
+    /// runs it in a rolled-back transaction first); `null` (or `"none"`) for no bound.
+    #[serde(
+        default = "default_max_affected_rows",
+        deserialize_with = "max_rows_from"
+    )]
+    #[schemars(with = "Option<RowCap>")]
+    pub max_affected_rows: Option<u64>,
+    /// Allow UPDATE / DELETE without a WHERE clause (or with one that names no column).
+    #[serde(default)]
+    pub allow_unbounded: bool,
+}
+
+/// Default for [`WriteRules::max_affected_rows`].
+pub const DEFAULT_MAX_AFFECTED_ROWS: u64 = 100;
+
+fn default_write_classes() -> Vec<QueryClass> {
+    vec![QueryClass::MutationCreate]
+}
+
+fn default_max_affected_rows() -> Option<u64> {
+    Some(DEFAULT_MAX_AFFECTED_ROWS)
+}
+
+impl WriteRules {
+    /// Rules that let mutations of `classes` modify the tables matching `tables`, with the
+    /// defaults for the rest.
+    pub fn new(tables: &[&str], classes: &[QueryClass]) -> WriteRules {
+        WriteRules {
+            tables: tables.iter().map(|t| t.to_string()).collect(),
+            classes: classes.to_vec(),
+            max_affected_rows: default_max_affected_rows(),
+            allow_unbounded: false,
+        }
+    }
 }
 
 /// What a [`crate::Guard`] allows. Every field is optional; defaults are the safe choice.
@@ -95,6 +145,9 @@ pub struct Policy {
     /// parser would read as a string, so double-quoted tokens are refused too (use backticks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mysql_ansi_quotes: Option<bool>,
+    /// Mutations [`crate::Guard::check_mutation`] may approve; absent: none (read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes: Option<WriteRules>,
 }
 
 /// How a row cap may be written: a number, or the word `none` (TOML has no null).
@@ -149,6 +202,7 @@ impl Default for Policy {
             columns: ColumnRules::default(),
             catalog: None,
             mysql_ansi_quotes: None,
+            writes: None,
         }
     }
 }

@@ -56,6 +56,30 @@ pub struct Approved {
     pub limit: LimitInfo,
 }
 
+/// An approved mutation (from [`crate::Guard::check_mutation`]): run `sql`, never the text that
+/// was submitted. Nothing was capped: a front end bounds the rows it changes by previewing it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ApprovedMutation {
+    /// SQL regenerated from the checked tree. Execute this.
+    pub sql: String,
+    /// `mutation_create` (INSERT, UPDATE, MERGE without DELETE) or `mutation_delete`.
+    pub query_class: QueryClass,
+    /// The table the statement modifies (normalised to the dialect's folding, or the catalog's
+    /// `schema.table`).
+    pub target: String,
+    /// Tables the statement reads besides modifying the target (FROM / USING, sub-queries, the
+    /// SELECT of an INSERT, a MERGE source), sorted.
+    pub tables_read: Vec<String>,
+    /// Columns of the target the statement writes (folded), sorted; `["*"]` for an INSERT
+    /// without a column list when no catalog names the table's columns.
+    pub columns_written: Vec<String>,
+    /// Functions the statement calls (lower-cased), sorted.
+    pub functions: Vec<String>,
+    /// True when the rows touched are restricted by a condition: UPDATE / DELETE with WHERE, and
+    /// every MERGE (its ON). False for INSERT and for an unbounded UPDATE / DELETE.
+    pub has_where: bool,
+}
+
 /// A refusal: the class the payload really is and why it may not run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, thiserror::Error)]
 #[error("{error}")]
@@ -95,6 +119,82 @@ pub struct Verdict {
     /// Why the payload was refused (refused only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<GuardError>,
+}
+
+/// The verdict of [`crate::Guard::check_mutation`] in its JSON shape: `allowed` plus either the
+/// approved mutation's fields or `error`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MutationVerdict {
+    /// True when the mutation may run (as `sql`).
+    pub allowed: bool,
+    /// The SQL to execute (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<String>,
+    /// Most privileged class among the payload's statements.
+    pub query_class: QueryClass,
+    /// Number of statements in the payload.
+    pub statement_count: usize,
+    /// The table modified (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Tables read (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_read: Option<Vec<String>>,
+    /// Columns written (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns_written: Option<Vec<String>>,
+    /// Functions called (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions: Option<Vec<String>>,
+    /// Whether a condition restricts the rows touched (allowed only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_where: Option<bool>,
+    /// Why the payload was refused (refused only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<GuardError>,
+}
+
+impl From<Result<ApprovedMutation, Rejection>> for MutationVerdict {
+    fn from(result: Result<ApprovedMutation, Rejection>) -> Self {
+        match result {
+            Ok(a) => MutationVerdict {
+                allowed: true,
+                sql: Some(a.sql),
+                query_class: a.query_class,
+                statement_count: 1,
+                target: Some(a.target),
+                tables_read: Some(a.tables_read),
+                columns_written: Some(a.columns_written),
+                functions: Some(a.functions),
+                has_where: Some(a.has_where),
+                error: None,
+            },
+            Err(r) => MutationVerdict {
+                allowed: false,
+                sql: None,
+                query_class: r.query_class,
+                statement_count: r.statement_count,
+                target: None,
+                tables_read: None,
+                columns_written: None,
+                functions: None,
+                has_where: None,
+                error: Some(r.error),
+            },
+        }
+    }
+}
+
+impl MutationVerdict {
+    /// The JSON Schema of the mutation verdict (the shape `to_json` writes).
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(MutationVerdict)).unwrap_or_default()
+    }
+
+    /// The verdict as a JSON string.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
 }
 
 impl From<Result<Approved, Rejection>> for Verdict {

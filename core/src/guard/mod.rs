@@ -3,6 +3,7 @@
 use sqlparser::ast::{Statement, UtilityOption};
 
 mod classify;
+mod mutation;
 
 pub use classify::classify;
 
@@ -17,6 +18,7 @@ use crate::policy::{Policy, PolicyError};
 use crate::precheck::{check_nul, check_size, check_token_count, check_tokens};
 use crate::validate::{analyze, statement_keyword, Context};
 use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
+use crate::writes::WritePolicy;
 
 /// Stack kept free for the pipeline, plus a budget per token: a tree is at most one level per
 /// token deep (a 50 000-term `OR` chain parses into a 50 000-deep tree), and printing, visiting
@@ -33,12 +35,46 @@ fn stack_for(tokens: &[sqlparser::tokenizer::TokenWithSpan]) -> usize {
     BASE_STACK.saturating_add(meaningful.saturating_mul(STACK_PER_TOKEN))
 }
 
+/// Which entry point a pipeline pass serves: it changes only the wording of shared refusals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    /// [`Guard::check`]: one read-only query.
+    Read,
+    /// [`Guard::check_mutation`]: one data-modifying statement.
+    Mutation,
+}
+
+impl Entry {
+    fn noun(self) -> &'static str {
+        match self {
+            Entry::Read => "query",
+            Entry::Mutation => "statement",
+        }
+    }
+
+    fn one_at_a_time(self, class: QueryClass) -> &'static str {
+        match (self, class) {
+            (Entry::Read, QueryClass::Select) => "send one query at a time",
+            (Entry::Read, _) => "send the SELECT alone",
+            (Entry::Mutation, _) => "send one INSERT, UPDATE, DELETE or MERGE at a time",
+        }
+    }
+}
+
+/// A statement that passed the pipeline: its regenerated SQL, its class and what `check` found.
+struct Checked<T> {
+    sql: String,
+    class: QueryClass,
+    found: T,
+}
+
 /// A compiled policy. Build it once and share it: it is `Send + Sync` and holds no mutable state.
 #[derive(Debug, Clone)]
 pub struct Guard {
     policy: Policy,
     functions: FunctionPolicy,
     access: AccessPolicy,
+    writes: Option<WritePolicy>,
 }
 
 fn reject(class: QueryClass, count: usize) -> impl Fn(GuardError) -> Rejection + Copy {
@@ -69,10 +105,16 @@ impl Guard {
         }
         let functions = FunctionPolicy::new(policy.dialect, &policy.functions)?;
         let access = AccessPolicy::new(&policy)?;
+        let writes = policy
+            .writes
+            .as_ref()
+            .map(|rules| WritePolicy::new(rules, policy.dialect))
+            .transpose()?;
         Ok(Guard {
             policy,
             functions,
             access,
+            writes,
         })
     }
 
@@ -84,6 +126,7 @@ impl Guard {
             access: AccessPolicy::new(&Policy::for_dialect(dialect))
                 .unwrap_or_else(|_| unreachable_policy()),
             policy: Policy::for_dialect(dialect),
+            writes: None,
         }
     }
 
@@ -115,7 +158,19 @@ impl Guard {
                 ),
             });
         }
-        self.run(sql, max_rows)
+        let checked = self.run(sql, Entry::Read, |statement, class| {
+            self.check_statement(statement, class, max_rows)
+        })?;
+        let (analysis, limit) = checked.found;
+        Ok(Approved {
+            sql: checked.sql,
+            query_class: checked.class,
+            statement_count: 1,
+            tables: analysis.tables.into_iter().collect(),
+            columns: analysis.columns.into_iter().collect(),
+            functions: analysis.functions.into_iter().collect(),
+            limit,
+        })
     }
 
     /// True when the policy lets queries read `table`, given as its name parts the way the
@@ -136,8 +191,14 @@ impl Guard {
         Verdict::from(self.check(sql))
     }
 
-    /// One pass of the pipeline, on a stack sized for the input.
-    fn run(&self, sql: &str, max_rows: Option<u64>) -> Result<Approved, Rejection> {
+    /// One pass of the pipeline, on a stack sized for the input: pre-checks, parsing, one
+    /// statement, `check` (which validates and may rewrite it), regeneration and the self-check.
+    fn run<T>(
+        &self,
+        sql: &str,
+        entry: Entry,
+        check: impl FnOnce(&mut Statement, QueryClass) -> Result<T, GuardError>,
+    ) -> Result<Checked<T>, Rejection> {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
         let tokens = tokenize(sql, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
@@ -146,15 +207,18 @@ impl Guard {
         check_tokens(&tokens, &self.policy).map_err(reject(QueryClass::Unknown, 0))?;
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.
-        stacker::maybe_grow(stack, stack, || self.run_on_stack(sql, tokens, max_rows))
+        stacker::maybe_grow(stack, stack, || {
+            self.run_on_stack(sql, tokens, entry, check)
+        })
     }
 
-    fn run_on_stack(
+    fn run_on_stack<T>(
         &self,
         sql: &str,
         tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
-        max_rows: Option<u64>,
-    ) -> Result<Approved, Rejection> {
+        entry: Entry,
+        check: impl FnOnce(&mut Statement, QueryClass) -> Result<T, GuardError>,
+    ) -> Result<Checked<T>, Rejection> {
         let dialect = self.policy.dialect;
         let (token_count, separator) = count_statements(&tokens);
         let statements = parse_tokens(tokens, dialect, self.policy.max_depth)
@@ -171,13 +235,12 @@ impl Guard {
                 GuardError::new(
                     ErrorCode::MultipleStatements,
                     Stage::Validate,
-                    format!("{count} statements found; only one query may run at a time"),
+                    format!(
+                        "{count} statements found; only one {} may run at a time",
+                        entry.noun()
+                    ),
                 )
-                .with_hint(if class == QueryClass::Select {
-                    "send one query at a time"
-                } else {
-                    "send the SELECT alone"
-                })
+                .with_hint(entry.one_at_a_time(class))
                 .at(separator),
             ));
         }
@@ -188,9 +251,7 @@ impl Guard {
                 "no SQL statement found",
             )));
         };
-        let (analysis, limit) = self
-            .check_statement(&mut statement, class, max_rows)
-            .map_err(rejected)?;
+        let found = check(&mut statement, class).map_err(rejected)?;
         let sql = statement.to_string();
         self.self_check(&sql, &statement).map_err(|detail| {
             rejected(
@@ -199,18 +260,10 @@ impl Guard {
                     Stage::Rewrite,
                     format!("the regenerated SQL did not re-check identically: {detail}"),
                 )
-                .with_hint("simplify the query; this construct does not print back faithfully"),
+                .with_hint("simplify the statement; this construct does not print back faithfully"),
             )
         })?;
-        Ok(Approved {
-            sql,
-            query_class: class,
-            statement_count: 1,
-            tables: analysis.tables.into_iter().collect(),
-            columns: analysis.columns.into_iter().collect(),
-            functions: analysis.functions.into_iter().collect(),
-            limit,
-        })
+        Ok(Checked { sql, class, found })
     }
 
     /// The refusal of a payload that does not parse. Its class comes from the statements that do

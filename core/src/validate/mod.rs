@@ -24,11 +24,14 @@ use crate::dialect::Dialect;
 use crate::error::{GuardError, Location};
 use crate::functions::FunctionPolicy;
 
+pub use mutation::{analyze_mutation, MutationAnalysis};
+
 mod calls;
 mod columns;
 mod diagnostics;
 mod expr;
 mod from;
+mod mutation;
 mod query;
 mod relation;
 mod scope;

@@ -59,7 +59,11 @@ impl Walker<'_, '_> {
     }
 
     /// Checks each CTE and adds it to `scope`, where the later CTEs and the body see it.
-    fn with_clause(&mut self, with: &With, scope: &mut Scope<'_>) -> Result<(), GuardError> {
+    pub(super) fn with_clause(
+        &mut self,
+        with: &With,
+        scope: &mut Scope<'_>,
+    ) -> Result<(), GuardError> {
         for cte in &with.cte_tables {
             let name = fold_ident(&cte.alias.name, self.dialect());
             if with.recursive {

@@ -49,14 +49,24 @@ impl Walker<'_, '_> {
                     kind: SourceKind::Table(table),
                 })
             }
-            Err(TableRefusal::SystemCatalog) => Err(refuse::system_catalog(name, location)),
-            Err(TableRefusal::NotAllowed(suggestion)) => Err(refuse::table_not_allowed(
-                name,
-                suggestion.as_deref(),
-                location,
-            )),
-            Err(TableRefusal::Unknown(suggestion)) => {
-                Err(refuse::unknown_table(name, suggestion.as_deref(), location))
+            Err(refusal) => Err(self.table_refusal(name, refusal, location)),
+        }
+    }
+
+    /// The refusal of a table name the policy or the catalog refused.
+    pub(super) fn table_refusal(
+        &self,
+        name: &ObjectName,
+        refusal: TableRefusal,
+        location: Option<crate::error::Location>,
+    ) -> GuardError {
+        match refusal {
+            TableRefusal::SystemCatalog => refuse::system_catalog(name, location),
+            TableRefusal::NotAllowed(suggestion) => {
+                refuse::table_not_allowed(name, suggestion.as_deref(), location)
+            }
+            TableRefusal::Unknown(suggestion) => {
+                refuse::unknown_table(name, suggestion.as_deref(), location)
             }
         }
     }

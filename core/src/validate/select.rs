@@ -121,7 +121,7 @@ impl Walker<'_, '_> {
     }
 
     /// One entry of the select list: a star, a qualified star or an expression.
-    fn select_item(
+    pub(super) fn select_item(
         &mut self,
         item: &SelectItem,
         scope: &Scope<'_>,

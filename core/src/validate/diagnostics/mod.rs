@@ -8,11 +8,13 @@ mod calls;
 mod columns;
 mod structure;
 mod tables;
+mod writes;
 
 pub(super) use calls::*;
 pub(super) use columns::*;
 pub(super) use structure::*;
 pub(super) use tables::*;
+pub(super) use writes::*;
 
 /// A validate-stage refusal with its hint and location.
 fn refusal(
