@@ -500,5 +500,6 @@ for name, rows in files.items():
             row["check"] = {k: v for k, v in row["check"].items() if v is not None}
             if old.get(key) is not None:
                 row["expect"] = old[key]
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            # Sorted and compact, as the Rust bless writes them: regenerating changes no line.
+            f.write(json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n")
 print(sum(len(r) for r in files.values()), "cases")
