@@ -176,7 +176,7 @@ attacks = [
     no("CREATE EXTENSION dblink", "create extension", "statement_not_allowed", "admin"),
     no("ALTER SYSTEM SET fsync = off", "alter system", None, None),
     no("LOAD DATA INFILE '/etc/passwd' INTO TABLE t", "mysql load data", None, None, dialect="mysql"),
-    no("REPLACE INTO t VALUES (1)", "mysql replace", "statement_not_allowed", "mutation_create", dialect="mysql"),
+    no("REPLACE INTO t VALUES (1)", "mysql replace", "statement_not_allowed", "mutation_delete", dialect="mysql"),
     no("KILL 42", "mysql kill", "statement_not_allowed", "admin", dialect="mysql"),
     no("USE other_db", "mysql use", "statement_not_allowed", "session", dialect="mysql"),
     no("PRAGMA writable_schema = 1", "sqlite pragma", "statement_not_allowed", "admin", dialect="sqlite"),

@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Delete, Expr, FromTable, Ident, Insert, Merge, MergeAction,
-    MergeInsertKind, MergeUpdateKind, ObjectName, OnConflictAction, OnInsert, Query, SelectItem,
-    SetExpr, Spanned, Statement, TableFactor, TableObject, TableWithJoins, Update,
-    UpdateTableFromKind, Visit, Visitor,
+    Assignment, AssignmentTarget, ConflictTarget, Delete, Expr, FromTable, Ident, Insert, Merge,
+    MergeAction, MergeInsertKind, MergeUpdateKind, ObjectName, OnConflictAction, OnInsert, Query,
+    SelectItem, SetExpr, Spanned, SqliteOnConflict, Statement, TableFactor, TableObject,
+    TableWithJoins, Update, UpdateTableFromKind, Visit, Visitor,
 };
 
 use super::diagnostics as refuse;
@@ -60,6 +60,10 @@ pub fn analyze_mutation(
     let _ = statement.visit(&mut expected);
     if expected != walker.counts {
         return Err(refuse::not_understood(span_location(statement.span())));
+    }
+    if found.columns_written.contains("*") {
+        // Every column, names unknown: listing some of them would suggest the others are safe.
+        found.columns_written = BTreeSet::from(["*".to_string()]);
     }
     found.reads = walker.analysis;
     Ok(found)
@@ -140,7 +144,7 @@ impl Walker<'_, '_> {
         let Insert {
             insert_token: _,
             optimizer_hints,
-            or: _,
+            or,
             ignore: _,
             into: _,
             table,
@@ -157,7 +161,7 @@ impl Walker<'_, '_> {
             on,
             returning,
             output,
-            replace_into: _,
+            replace_into,
             priority: _,
             insert_alias,
             settings,
@@ -192,6 +196,11 @@ impl Walker<'_, '_> {
                 location,
             ));
         }
+        if *replace_into || matches!(or, Some(SqliteOnConflict::Replace)) {
+            // REPLACE deletes the conflicting row and inserts a new one, resetting every column
+            // the statement does not list: a deletion, and a write of every column.
+            found.class = QueryClass::MutationDelete;
+        }
         let TableObject::TableName(name) = table else {
             return Err(refuse::mutation_clause(
                 "INSERT into a table function or a sub-query",
@@ -207,7 +216,9 @@ impl Walker<'_, '_> {
         if let Some(source) = source {
             self.query(source, parent)?;
         }
-        if columns.is_empty() && assignments.is_empty() {
+        if (columns.is_empty() && assignments.is_empty())
+            || found.class == QueryClass::MutationDelete
+        {
             self.write_every_column(table, location, found)?;
         }
         for column in columns {
@@ -233,6 +244,14 @@ impl Walker<'_, '_> {
                     self.assignments(set, &conflict_scope, &target, found)?
                 }
                 OnInsert::OnConflict(conflict) => {
+                    // Which rows conflict tells whether a value exists: the arbiter columns are
+                    // read like any column.
+                    if let Some(ConflictTarget::Columns { columns, .. }) = &conflict.conflict_target
+                    {
+                        for column in columns {
+                            self.column(&[], column, &scope)?;
+                        }
+                    }
                     self.exprs(&conflict.conflict_target, &conflict_scope)?;
                     if let OnConflictAction::DoUpdate(update) = &conflict.action {
                         self.assignments(&update.assignments, &conflict_scope, &target, found)?;
@@ -263,7 +282,7 @@ impl Walker<'_, '_> {
             selection,
             returning,
             output,
-            or: _,
+            or,
             order_by,
             limit,
             settings,
@@ -276,6 +295,10 @@ impl Walker<'_, '_> {
                 "ON CLUSTER, OUTPUT or SETTINGS",
                 location,
             ));
+        }
+        if matches!(or, Some(SqliteOnConflict::Replace)) {
+            // SQLite's UPDATE OR REPLACE deletes the rows its new values conflict with.
+            found.class = QueryClass::MutationDelete;
         }
         let target = self.single_target(table, writes, found, location)?;
         let mut scope = Scope::child(parent);
