@@ -129,6 +129,11 @@ def cases(ok, no):
             "table_not_writable")
     refused("UPDATE other.orders SET status = 'x' WHERE id = 1", "other schema outside schema pattern",
             "table_not_writable", policy=SCHEMA)
+    refused("UPDATE archive.orders SET status = 'x' WHERE id = 1", "same name in another schema",
+            "table_not_writable")
+    allowed("UPDATE public.orders SET status = 'x' WHERE id = 1", "default schema named", target="public.orders")
+    refused("UPDATE shop.orders SET status = 'x' WHERE id = 1", "mysql: another database", "table_not_writable",
+            dialect="mysql")
     refused("UPDATE orderz SET status = 'x' WHERE id = 1", "close name gets a hint", "table_not_writable",
             hint="did you mean `orders`? Mutations may modify only: orders, order_lines, customer")
     refused("UPDATE orders SET status = 'x' WHERE id = 1", "no writes section", "table_not_writable", policy=PII)
