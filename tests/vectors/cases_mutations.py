@@ -39,18 +39,18 @@ def cases(ok, no):
         rows.append(row)
 
     # --- allowed, each form ------------------------------------------------------------------
-    allowed("INSERT INTO orders (id, status) VALUES (1, 'new')", "insert values",
+    allowed("INSERT INTO orders (id, status) VALUES (101, 'new')", "insert values",
             target="orders", columns_written=["id", "status"], has_where=False)
-    allowed("INSERT INTO orders (id, status) VALUES (1, 'new'), (2, 'new')", "insert two rows")
-    allowed("INSERT INTO orders (id, status) SELECT id, 'new' FROM product WHERE price > 10", "insert select",
+    allowed("INSERT INTO orders (id, status) VALUES (101, 'new'), (102, 'new')", "insert two rows")
+    allowed("INSERT INTO orders (id, status) SELECT id + 100, 'new' FROM product WHERE price > 3", "insert select",
             tables_read=["product"])
     allowed("INSERT INTO orders (id, status) VALUES (1, 'new') ON CONFLICT (id) DO NOTHING", "on conflict do nothing")
     allowed("INSERT INTO orders (id, status) VALUES (1, 'new') ON CONFLICT (id) DO UPDATE SET status = excluded.status",
             "on conflict do update")
     allowed("INSERT INTO orders AS o (id, status) VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET status = o.status || excluded.status WHERE o.status <> 'closed'",
             "on conflict with alias and where")
-    allowed("INSERT INTO orders (id) VALUES (1) RETURNING id", "insert returning")
-    allowed("INSERT INTO orders (id, status) VALUES (1, upper('new'))", "insert calls allowed function",
+    allowed("INSERT INTO orders (id) VALUES (101) RETURNING id", "insert returning")
+    allowed("INSERT INTO orders (id, status) VALUES (101, upper('new'))", "insert calls allowed function",
             functions=["upper"])
     allowed("UPDATE orders SET status = 'cancelled' WHERE id = 7", "update where",
             sql="UPDATE orders SET status = 'cancelled' WHERE id = 7", target="orders",
@@ -76,7 +76,7 @@ def cases(ok, no):
             "mutation_delete")
     allowed("WITH cheap AS (SELECT id FROM product WHERE price < 1) DELETE FROM orders WHERE id IN (SELECT id FROM cheap)",
             "with then delete", "mutation_delete")
-    allowed("WITH n AS (SELECT 1 AS id) INSERT INTO orders (id) SELECT id FROM n", "with then insert")
+    allowed("WITH n AS (SELECT 101 AS id) INSERT INTO orders (id) SELECT id FROM n", "with then insert")
     allowed("UPDATE sales.orders SET status = 'x' WHERE id = 1", "schema pattern", policy=SCHEMA, target="sales.orders")
     allowed("UPDATE orders SET status = 'x'", "unbounded allowed by policy", policy=UNBOUNDED, has_where=False)
     allowed("DELETE FROM orders WHERE true", "constant where allowed by policy", "mutation_delete", policy=UNBOUNDED,
@@ -86,21 +86,21 @@ def cases(ok, no):
             policy=CATALOG, columns_written=["customer_id", "id", "status"])
     allowed("UPDATE customer SET first_name = 'x' WHERE id = 1", "catalog: open column", policy=CATALOG)
     # other dialects
-    allowed("INSERT INTO orders (id, status) VALUES (1, 'new')", "sqlite insert", dialect="sqlite")
+    allowed("INSERT INTO orders (id, status) VALUES (101, 'new')", "sqlite insert", dialect="sqlite")
     allowed("INSERT OR IGNORE INTO orders (id, status) VALUES (1, 'new')", "sqlite insert or ignore", dialect="sqlite")
     allowed("UPDATE orders SET status = 'x' WHERE id = 7 RETURNING id", "sqlite update returning", dialect="sqlite")
     allowed("DELETE FROM orders WHERE id = 7", "sqlite delete", "mutation_delete", dialect="sqlite")
     allowed("INSERT INTO orders (id, status) VALUES (1, 'n') ON CONFLICT (id) DO UPDATE SET status = excluded.status",
             "sqlite upsert", dialect="sqlite")
-    allowed("INSERT INTO orders (id, status) VALUES (1, 'n')", "mysql insert", dialect="mysql")
+    allowed("INSERT INTO orders (id, status) VALUES (101, 'n')", "mysql insert", dialect="mysql")
     allowed("INSERT INTO orders (id, status) VALUES (1, 'n') ON DUPLICATE KEY UPDATE status = 'n2'",
             "mysql on duplicate key", dialect="mysql")
     allowed("UPDATE orders SET status = 'x' WHERE id = 7 ORDER BY id LIMIT 1", "mysql update limit", dialect="mysql")
     allowed("DELETE FROM orders WHERE id = 7 LIMIT 1", "mysql delete limit", "mutation_delete", dialect="mysql")
-    allowed("INSERT INTO orders SET id = 1, status = 'n'", "mysql insert set", dialect="mysql",
+    allowed("INSERT INTO orders SET id = 101, status = 'n'", "mysql insert set", dialect="mysql",
             columns_written=["id", "status"])
     allowed("UPDATE orders SET status = 'x' WHERE id = 7", "duckdb update", dialect="duckdb")
-    allowed("INSERT INTO orders (id, status) SELECT id, 'n' FROM product", "duckdb insert select", dialect="duckdb")
+    allowed("INSERT INTO orders (id, status) SELECT id + 100, 'n' FROM product", "duckdb insert select", dialect="duckdb")
     allowed("UPDATE orders SET status = 'x' WHERE id = 7", "mssql update", dialect="mssql")
     allowed("DELETE FROM orders WHERE id = 7", "mssql delete", "mutation_delete", dialect="mssql")
     allowed("UPDATE orders SET status = p.name FROM product p WHERE p.id = orders.id", "snowflake update from",
