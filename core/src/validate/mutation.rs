@@ -700,3 +700,111 @@ fn names_a_column(condition: &Expr) -> bool {
     }
     condition.visit(&mut Finder).is_break()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::guard;
+    use crate::Guard;
+
+    /// `customer.email` / `customer.phone` protected, `employee` denied; `orders` and
+    /// `customer` writable, both classes.
+    const WRITES: &str = r#"{"tables": {"deny": ["employee"]},
+        "columns": {"deny": ["customer.email", "customer.phone"]},
+        "writes": {"tables": ["orders", "customer"],
+                   "classes": ["mutation_create", "mutation_delete"]}}"#;
+
+    fn code(guard: &Guard, sql: &str) -> Option<String> {
+        guard
+            .check_mutation(sql)
+            .err()
+            .map(|r| r.error.code.as_str().to_string())
+    }
+
+    #[test]
+    fn the_target_is_in_scope_under_its_alias_only() {
+        let g = guard(WRITES, "postgres");
+        // `c` names the target: `c.email` is the protected column, in every clause.
+        for sql in [
+            "UPDATE customer AS c SET first_name = 'x' WHERE c.email = ''",
+            "DELETE FROM customer c WHERE c.phone IS NULL",
+            "UPDATE customer c SET first_name = 'x' WHERE c.customer_id = 1 RETURNING c.email",
+        ] {
+            assert_eq!(
+                code(&g, sql).as_deref(),
+                Some("column_not_allowed"),
+                "{sql}"
+            );
+        }
+        // An alias that reuses another table's name still names the target: `orders.email` here
+        // is the target's column, not `orders`'s, and `orders` has no protected columns.
+        assert_eq!(
+            code(
+                &g,
+                "UPDATE orders AS customer SET status = 'x' WHERE customer.email = ''"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn excluded_is_the_target_row_and_keeps_its_protected_columns() {
+        let g = guard(WRITES, "postgres");
+        let upsert = "INSERT INTO customer (customer_id, first_name) VALUES (1, 'a') \
+                      ON CONFLICT (customer_id) DO UPDATE SET first_name = ";
+        assert_eq!(code(&g, &format!("{upsert}excluded.first_name")), None);
+        assert_eq!(
+            code(&g, &format!("{upsert}excluded.email")).as_deref(),
+            Some("column_not_allowed")
+        );
+        let g = guard(WRITES, "sqlite");
+        assert_eq!(
+            code(&g, &format!("{upsert}excluded.phone")).as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn a_where_bounds_only_when_it_names_a_column() {
+        let g = guard(WRITES, "postgres");
+        for bounded in [
+            "DELETE FROM orders WHERE id = 1",
+            "DELETE FROM orders WHERE status IN ('a', 'b')",
+            "DELETE FROM orders o WHERE EXISTS (SELECT 1 FROM customer c WHERE c.customer_id = o.id)",
+        ] {
+            assert_eq!(code(&g, bounded), None, "{bounded}");
+        }
+        for unbounded in [
+            "DELETE FROM orders WHERE 2 > 1",
+            "DELETE FROM orders WHERE NULL IS NULL",
+            "DELETE FROM orders WHERE (SELECT 1) = 1",
+        ] {
+            assert_eq!(
+                code(&g, unbounded).as_deref(),
+                Some("unbounded_mutation"),
+                "{unbounded}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_is_written_is_reported() {
+        let g = guard(WRITES, "postgres");
+        let approved = g
+            .check_mutation(
+                "INSERT INTO orders (id, status) SELECT customer_id, first_name FROM customer \
+                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, note = 'x'",
+            )
+            .expect("allowed");
+        assert_eq!(approved.target, "orders");
+        assert_eq!(approved.columns_written, ["id", "note", "status"]);
+        assert_eq!(approved.tables_read, ["customer"]);
+        assert!(!approved.has_where);
+        // A table the statement both reads and writes is read through the read checks.
+        let approved = g
+            .check_mutation(
+                "DELETE FROM orders WHERE id IN (SELECT id FROM orders WHERE status = 'x')",
+            )
+            .expect("allowed");
+        assert_eq!(approved.tables_read, ["orders"]);
+    }
+}
