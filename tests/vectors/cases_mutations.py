@@ -155,6 +155,12 @@ def cases(ok, no):
             "mysql multi-table delete", "unsupported_syntax", "mutation_delete", dialect="mysql")
     refused("INSERT OVERWRITE TABLE orders SELECT * FROM product", "hive insert overwrite", None, dialect="hive")
 
+    # SQL Server updates the table behind a FROM alias that takes the target's name.
+    refused("UPDATE orders SET status = 'x' FROM product AS orders WHERE orders.id = 1",
+            "mssql: a from item takes the target's name", "unsupported_syntax", dialect="mssql")
+    refused("DELETE FROM orders o USING product AS o WHERE o.id = 1", "using item takes the target's alias",
+            "unsupported_syntax", "mutation_delete")
+
     # --- classes -----------------------------------------------------------------------------
     refused("DELETE FROM orders WHERE id = 1", "delete under create-only policy", "statement_not_allowed",
             "mutation_delete", policy=CREATE_ONLY)

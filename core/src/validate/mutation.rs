@@ -401,6 +401,7 @@ impl Walker<'_, '_> {
             &scope,
             1,
         )?;
+        no_alias_of_target(&target, &sources, location)?;
         scope.sources.extend(sources);
         self.exprs(on.as_ref(), &scope)?;
         found.has_where = true;
@@ -542,7 +543,8 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// FROM / USING items of UPDATE / DELETE, read as a SELECT's FROM items.
+    /// FROM / USING items of UPDATE / DELETE, read as a SELECT's FROM items. `scope` holds the
+    /// target first.
     fn read_sources(
         &mut self,
         items: &[TableWithJoins],
@@ -550,6 +552,9 @@ impl Walker<'_, '_> {
     ) -> Result<(), GuardError> {
         for item in items {
             let sources = self.table_with_joins(item, scope, 1)?;
+            if let Some(target) = scope.sources.first() {
+                no_alias_of_target(target, &sources, span_location(item.relation.span()))?;
+            }
             scope.sources.extend(sources);
         }
         Ok(())
@@ -677,6 +682,29 @@ impl Walker<'_, '_> {
     }
 }
 
+/// Refuses a FROM / USING / MERGE source whose alias is the target's name (or alias). SQL Server
+/// reads `UPDATE orders ... FROM customer AS orders` as an update of `customer`, the table behind
+/// the alias; PostgreSQL rejects it. Either way the statement would not modify what was checked.
+fn no_alias_of_target(
+    target: &Source,
+    sources: &[Source],
+    location: Option<Location>,
+) -> Result<(), GuardError> {
+    let target_name = match (&target.alias, &target.kind) {
+        (Some(alias), _) => alias.clone(),
+        (None, SourceKind::Table(t)) => t.parts.last().cloned().unwrap_or_default(),
+        (None, SourceKind::Derived(_)) => return Ok(()),
+    };
+    match sources
+        .iter()
+        .filter_map(|s| s.alias.as_deref())
+        .find(|alias| *alias == target_name)
+    {
+        Some(alias) => Err(refuse::alias_of_target(alias, location)),
+        None => Ok(()),
+    }
+}
+
 /// The base table behind the target source.
 fn target_table(target: &Source) -> Option<&ResolvedTable> {
     match &target.kind {
@@ -784,6 +812,39 @@ mod tests {
                 "{unbounded}"
             );
         }
+    }
+
+    #[test]
+    fn a_source_may_not_take_the_targets_name() {
+        let g = guard(WRITES, "mssql");
+        for sql in [
+            "UPDATE orders SET status = 'x' FROM product AS orders WHERE orders.id = 1",
+            "UPDATE customer SET first_name = 'x' FROM orders o JOIN product customer ON o.id = customer.id WHERE o.id = 1",
+        ] {
+            assert_eq!(code(&g, sql).as_deref(), Some("unsupported_syntax"), "{sql}");
+        }
+        let g = guard(WRITES, "postgres");
+        assert_eq!(
+            code(
+                &g,
+                "DELETE FROM orders o USING customer AS o WHERE o.id = 1"
+            )
+            .as_deref(),
+            Some("unsupported_syntax")
+        );
+        assert_eq!(
+            code(&g, "MERGE INTO orders USING customer AS orders ON orders.id = 1 WHEN MATCHED THEN DELETE")
+                .as_deref(),
+            Some("unsupported_syntax")
+        );
+        // A self-join under another alias is fine.
+        assert_eq!(
+            code(
+                &g,
+                "UPDATE orders SET status = o2.status FROM orders o2 WHERE o2.id = orders.id + 1"
+            ),
+            None
+        );
     }
 
     #[test]
