@@ -256,5 +256,25 @@ def from_items(ok, no):
     ]
 
 
+def equivalents(no):
+    """The agent-facing hint names what to use instead, in the dialect, or says it is not available."""
+    F = "function_not_allowed"
+    return [
+        no("SELECT date_trunc('month', invoice_date) FROM invoice", "hint: sqlite date_trunc -> strftime", F,
+           dialect="sqlite", hint="`date_trunc` is not available here: use strftime('%Y-%m-01', d) "
+                                  "(or another strftime format) to truncate a date"),
+        no("SELECT group_concat(name) FROM artist", "hint: postgres group_concat -> string_agg", F,
+           hint="`group_concat` is not available here: use string_agg(x, ',') to join values"),
+        no("SELECT current_user()", "hint: sqlite current_user is not available", F, dialect="sqlite",
+           hint="`current_user` is not available here: SQLite has no users, so there is no current user to read"),
+        no("SELECT pg_read_file('/etc/passwd')", "hint: a denied function is not available", F,
+           hint="`pg_read_file` is not available to queries (it can reach files, the network, locks or the "
+                "server): rewrite the query without it"),
+        no("SELECT LOAD_FILE('/etc/passwd')", "hint: mysql denied function", F, dialect="mysql",
+           hint="`load_file` is not available to queries (it can reach files, the network, locks or the "
+                "server): rewrite the query without it"),
+    ]
+
+
 def cases(ok, no):
-    return {"functions.jsonl": attacks(no) + allowed(ok) + from_items(ok, no)}
+    return {"functions.jsonl": attacks(no) + allowed(ok) + from_items(ok, no) + equivalents(no)}

@@ -15,6 +15,8 @@
 use std::collections::HashSet;
 
 use crate::dialect::Dialect;
+
+mod equivalents;
 use crate::names::{Pattern, PatternPart};
 use crate::policy::{FunctionRules, PolicyError};
 
@@ -222,6 +224,12 @@ impl FunctionPolicy {
     pub fn suggest(&self, wanted: &str) -> Option<String> {
         let list = self.allowlist.as_ref()?;
         crate::names::closest(wanted, list.iter().map(String::as_str)).map(str::to_string)
+    }
+
+    /// What to use instead of `function` (lower-case, unqualified) in this dialect, for the
+    /// agent-facing hint of a refusal; `None` when no equivalent is known.
+    pub fn instead_of(&self, function: &str) -> Option<&'static str> {
+        equivalents::instead_of(self.dialect, function)
     }
 
     /// The closest allowlisted table function, for a hint after

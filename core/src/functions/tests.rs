@@ -318,3 +318,41 @@ fn policy_rules_apply_to_table_functions() {
         Some("generate_series")
     );
 }
+
+/// An equivalent is only good advice if the dialect has it: every function an entry suggests is
+/// allowed there, and the missing function itself is refused (else the hint would never show).
+#[test]
+fn equivalents_suggest_only_allowed_functions_for_refused_ones() {
+    let (mut checked, mut wrong) = (0, Vec::new());
+    for (dialect, missing, instead) in equivalents::all() {
+        let p = policy(dialect);
+        if p.check(&name(missing)).is_ok() {
+            wrong.push(format!(
+                "{dialect}: `{missing}` is allowed: its equivalent never shows"
+            ));
+        }
+        // Every `name(` in the suggestion is a call (upper-case words are syntax: CASE ...).
+        let mut rest = instead;
+        while let Some(open) = rest.find('(') {
+            let word: String = rest[..open]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            if !word.is_empty() && !word.chars().all(|c| c.is_ascii_uppercase()) {
+                if p.check(&name(&word)).is_err() {
+                    wrong.push(format!(
+                        "{dialect}: `{missing}` suggests `{word}`, which is refused"
+                    ));
+                }
+                checked += 1;
+            }
+            rest = &rest[open + 1..];
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(checked >= 40, "only {checked} suggested calls checked");
+}

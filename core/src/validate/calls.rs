@@ -57,7 +57,12 @@ impl Walker<'_, '_> {
                 self.analysis.functions.insert(display);
                 Ok(())
             }
-            Err(FunctionRefusal::Denied) => Err(refuse::function_denied(&display, used, location)),
+            Err(FunctionRefusal::Denied) => Err(refuse::function_denied(
+                &display,
+                used,
+                functions.instead_of(&display),
+                location,
+            )),
             Err(FunctionRefusal::NotAllowlisted) => {
                 let suggestion = match used {
                     FunctionUse::Expression => functions.suggest(&display),
@@ -66,6 +71,7 @@ impl Walker<'_, '_> {
                 Err(refuse::function_not_allowlisted(
                     &display,
                     used,
+                    functions.instead_of(&display),
                     suggestion.as_deref(),
                     location,
                 ))

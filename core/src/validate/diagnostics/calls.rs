@@ -16,39 +16,44 @@ fn function_kind(used: FunctionUse) -> &'static str {
     }
 }
 
-/// A function on the deny list.
+/// A function on the deny list. The hint is for the agent: the function is not available (an
+/// operator may allow one with `functions.allow`; the README says so, not the hint).
 pub(in crate::validate) fn function_denied(
     display: &str,
     used: FunctionUse,
+    instead: Option<&str>,
     location: Option<Location>,
 ) -> GuardError {
+    let hint = match instead {
+        Some(other) => format!("`{display}` is not available to queries: {other}"),
+        None => format!(
+            "`{display}` is not available to queries (it can reach files, the network, locks or \
+             the server): rewrite the query without it"
+        ),
+    };
     refusal(
         ErrorCode::FunctionNotAllowed,
         format!("{} `{display}` is not allowed", function_kind(used)),
-        format!(
-            "remove `{display}`: it is denied (it can reach files, the network, locks or the \
-             server); an operator may allow it with functions.allow"
-        ),
+        hint,
         location,
     )
 }
 
-/// A function not on the allow list, with a close allowed name when there is one.
+/// A function not on the allow list: what to use instead when the dialect has an equivalent,
+/// else a close allowed name, else that it is not available.
 pub(in crate::validate) fn function_not_allowlisted(
     display: &str,
     used: FunctionUse,
+    instead: Option<&str>,
     suggestion: Option<&str>,
     location: Option<Location>,
 ) -> GuardError {
-    let hint = match suggestion {
-        Some(s) if s != display => format!(
-            "did you mean `{s}`? Otherwise remove `{display}`, or add it to the policy's \
-             functions.allow"
-        ),
-        _ => format!(
-            "remove `{display}`, or add it to the policy's functions.allow if it has no side \
-             effects"
-        ),
+    let hint = match (instead, suggestion) {
+        (Some(other), _) => format!("`{display}` is not available here: {other}"),
+        (None, Some(s)) if s != display => {
+            format!("did you mean `{s}`? `{display}` is not available here")
+        }
+        _ => format!("`{display}` is not available here: rewrite the query without it"),
     };
     refusal(
         ErrorCode::FunctionNotAllowed,

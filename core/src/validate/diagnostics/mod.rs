@@ -109,17 +109,35 @@ mod tests {
             (unknown_column("x", None, None, at), UnknownColumn),
             (computed_function_name(at), UnsupportedSyntax),
             (
-                function_denied("pg_read_file", FunctionUse::Expression, at),
+                function_denied("pg_read_file", FunctionUse::Expression, None, at),
                 FunctionNotAllowed,
             ),
             (
-                function_not_allowlisted("f", FunctionUse::Table, None, at),
+                function_not_allowlisted("f", FunctionUse::Table, None, None, at),
                 FunctionNotAllowed,
             ),
             (series_too_long("range", at), FunctionNotAllowed),
             (sequence_call("seq", "nextval", at), FunctionNotAllowed),
             (catalog_type_cast("regclass", at), SystemCatalog),
             (server_variable("@@datadir", at), SystemCatalog),
+            (mutation_clause("OUTPUT", at), UnsupportedSyntax),
+            (several_targets(at), UnsupportedSyntax),
+            (alias_of_target("orders", at), UnsupportedSyntax),
+            (view_as_target(&name, at), TableNotWritable),
+            (
+                table_not_writable(&name, &["orders".into()], at),
+                TableNotWritable,
+            ),
+            (
+                protected_column_written("customer", "email", at),
+                ColumnNotAllowed,
+            ),
+            (
+                every_column_written("customer", "email", at),
+                ColumnNotAllowed,
+            ),
+            (unknown_written_column(&t, "x", at), UnknownColumn),
+            (unbounded_mutation(false, at), UnboundedMutation),
         ]
     }
 
@@ -167,10 +185,41 @@ mod tests {
     }
 
     #[test]
+    fn hints_speak_to_the_agent_never_of_the_policy() {
+        // An agent cannot change the policy: operator advice (functions.allow) is for the docs.
+        for (error, _) in every_refusal() {
+            let hint = error.hint.unwrap_or_default();
+            assert!(!hint.contains("functions.allow"), "{hint}");
+            assert!(!hint.contains("add it to"), "{hint}");
+        }
+    }
+
+    #[test]
+    fn an_equivalent_wins_over_a_close_spelling() {
+        let error = function_not_allowlisted(
+            "date_trunc",
+            FunctionUse::Expression,
+            Some("use strftime('%Y-%m-01', d)"),
+            Some("date"),
+            None,
+        );
+        assert_eq!(
+            error.hint.as_deref(),
+            Some("`date_trunc` is not available here: use strftime('%Y-%m-01', d)")
+        );
+        let error = function_denied("load_file", FunctionUse::Expression, None, None);
+        assert!(error
+            .hint
+            .unwrap_or_default()
+            .starts_with("`load_file` is not available to queries"));
+    }
+
+    #[test]
     fn a_function_suggestion_equal_to_the_name_is_not_offered() {
-        let error = function_not_allowlisted("lower", FunctionUse::Expression, Some("lower"), None);
+        let error =
+            function_not_allowlisted("lower", FunctionUse::Expression, None, Some("lower"), None);
         assert!(!error.hint.unwrap_or_default().contains("did you mean"));
-        let error = function_not_allowlisted("lowr", FunctionUse::Table, Some("lower"), None);
+        let error = function_not_allowlisted("lowr", FunctionUse::Table, None, Some("lower"), None);
         assert!(error.message.starts_with("table function `lowr`"));
         assert!(error
             .hint
