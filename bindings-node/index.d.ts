@@ -2,7 +2,16 @@
 /* eslint-disable */
 // The header comes from types/napi-header.d.ts.in: the types of core's values (generated from its
 // JSON Schemas) and their camelCase forms live in types/, the class and functions below are napi's.
-import type { Approved, Dialect, GuardOptions, Policy, QueryClass, Verdict } from './types/api'
+import type {
+  Approved,
+  ApprovedMutation,
+  Dialect,
+  GuardOptions,
+  MutationVerdict,
+  Policy,
+  QueryClass,
+  Verdict,
+} from './types/api'
 export * from './types/api'
 
 /**
@@ -45,6 +54,17 @@ export declare class Guard {
    * snake_case keys in core's order; never throws for a refusal.
    */
   verdict(sql: string): Verdict
+  /**
+   * Checks `sql` as one mutation (INSERT, UPDATE, DELETE or MERGE) under the policy's
+   * `writes`. Returns the approved mutation (execute its `sql`, never the submitted text), or
+   * throws the same `Error` as `check`. `check` still refuses every mutation.
+   */
+  checkMutation(sql: string): ApprovedMutation
+  /**
+   * The mutation verdict for `sql`: exactly core's JSON, snake_case keys in core's order;
+   * never throws for a refusal.
+   */
+  mutationVerdict(sql: string): MutationVerdict
   /** The policy this guard enforces, as core's JSON (snake_case keys, defaults filled in). */
   get policy(): Policy
 }
@@ -56,7 +76,8 @@ export declare class Guard {
 export declare function classify(sql: string, dialect?: Dialect | undefined | null): QueryClass
 
 /**
- * The JSON Schemas of core's policy, verdict, catalog and approved query (snake_case JSON, as
- * core serialises them); `scripts/gen-types.mjs` generates `types/generated.d.ts` from them.
+ * The JSON Schemas of core's policy, verdict, catalog, approved query, mutation verdict and
+ * approved mutation (snake_case JSON, as core serialises them); `scripts/gen-types.mjs`
+ * generates `types/generated.d.ts` from them.
  */
-export declare function jsonSchemas(): { policy: object; verdict: object; catalog: object; approved: object }
+export declare function jsonSchemas(): { policy: object; verdict: object; catalog: object; approved: object; mutationVerdict: object; approvedMutation: object }

@@ -1,5 +1,6 @@
 // The shared vectors (repo root tests/vectors/*.jsonl) through the Node API: every verdict must
-// deep-equal the `expect` object, exactly as core serialises it.
+// deep-equal the `expect` object, exactly as core serialises it. A row with `"entry": "mutation"`
+// is checked by the mutation entry (`mutationVerdict`), every other row by `verdict`.
 'use strict'
 
 const { test } = require('node:test')
@@ -16,7 +17,21 @@ function load() {
     ? fs.readdirSync(VECTORS).filter((f) => f.endsWith('.jsonl')).sort()
     : []
   const cases = []
-  for (const file of files) {
+  /** `checkMutation` agrees with the mutation verdict: the approved fields, or the thrown code. */
+function sameAsThrown(guard, c) {
+  if (c.expect.allowed) {
+    const a = guard.checkMutation(c.sql)
+    assert.equal(a.sql, c.expect.sql)
+    assert.equal(a.target, c.expect.target)
+    assert.deepStrictEqual(a.columnsWritten, c.expect.columns_written)
+    assert.deepStrictEqual(a.tablesRead, c.expect.tables_read)
+    assert.equal(a.hasWhere, c.expect.has_where)
+  } else {
+    assert.throws(() => guard.checkMutation(c.sql), { code: c.expect.error.code })
+  }
+}
+
+for (const file of files) {
     const lines = fs.readFileSync(path.join(VECTORS, file), 'utf8').split('\n')
     lines.forEach((line, i) => {
       if (line.trim() === '') return
@@ -44,17 +59,33 @@ function guardFor(c) {
   return guards.get(key)
 }
 
+/** `checkMutation` agrees with the mutation verdict: the approved fields, or the thrown code. */
+function sameAsThrown(guard, c) {
+  if (c.expect.allowed) {
+    const a = guard.checkMutation(c.sql)
+    assert.equal(a.sql, c.expect.sql)
+    assert.equal(a.target, c.expect.target)
+    assert.deepStrictEqual(a.columnsWritten, c.expect.columns_written)
+    assert.deepStrictEqual(a.tablesRead, c.expect.tables_read)
+    assert.equal(a.hasWhere, c.expect.has_where)
+  } else {
+    assert.throws(() => guard.checkMutation(c.sql), { code: c.expect.error.code })
+  }
+}
+
 for (const file of files) {
   test(`vectors: ${file}`, () => {
     let checked = 0
     const failures = []
     for (const c of cases.filter((x) => x.file === file)) {
-      const got = guardFor(c).verdict(c.sql)
+      const guard = guardFor(c)
+      const got = c.entry === 'mutation' ? guard.mutationVerdict(c.sql) : guard.verdict(c.sql)
       try {
         assert.deepStrictEqual(got, c.expect)
+        if (c.entry === 'mutation') sameAsThrown(guard, c)
       } catch {
         failures.push(
-          `${file}:${c.line} ${c.name}\n  sql:    ${JSON.stringify(c.sql)}\n` +
+          `${file}:${c.line} ${c.name} (${c.entry ?? 'read'})\n  sql:    ${JSON.stringify(c.sql)}\n` +
             `  expect: ${JSON.stringify(c.expect)}\n  got:    ${JSON.stringify(got)}`,
         )
       }

@@ -1,6 +1,18 @@
 // Type test: `tsc --noEmit` checks this file against the generated index.d.ts.
 import { Guard, classify, ERROR_CODES, STAGES } from '..'
-import type { Approved, ErrorCode, GuardOptions, Policy, QueryClass, Rejection, Stage, Verdict } from '..'
+import type {
+  Approved,
+  ApprovedMutation,
+  ErrorCode,
+  GuardOptions,
+  MutationVerdict,
+  Policy,
+  QueryClass,
+  Rejection,
+  Stage,
+  Verdict,
+  WriteRules,
+} from '..'
 
 const options: GuardOptions = {
   dialect: 'postgres',
@@ -57,6 +69,25 @@ const count: number = verdict.statement_count
 const errorCode: ErrorCode | undefined = verdict.error?.code
 const hint: string | null | undefined = verdict.error?.hint
 
+const writer = new Guard({
+  writes: { tables: ['orders'], classes: ['mutation_create', 'mutation_delete'], maxAffectedRows: 10, allowUnbounded: false },
+})
+const writeRules: WriteRules = { tables: ['orders'], max_affected_rows: 'none' }
+const fromWrites: Guard = Guard.fromPolicy({ writes: writeRules })
+const mutation: ApprovedMutation = writer.checkMutation("UPDATE orders SET status = 'x' WHERE id = 7")
+const target: string = mutation.target
+const written: string[] = mutation.columnsWritten
+const read: string[] = mutation.tablesRead
+const bounded: boolean = mutation.hasWhere
+const mutationClass: QueryClass = mutation.queryClass
+const mutationVerdict: MutationVerdict = writer.mutationVerdict('DELETE FROM orders')
+const mutationCode: ErrorCode | undefined = mutationVerdict.error?.code
+const unbounded: ErrorCode = 'unbounded_mutation'
+// @ts-expect-error: writes options are camelCase
+new Guard({ writes: { tables: ['orders'], max_affected_rows: 10 } })
+// @ts-expect-error: writes.classes holds query classes
+new Guard({ writes: { tables: ['orders'], classes: ['insert'] } })
+
 const kind: QueryClass = classify('SELECT 1', 'duckdb')
 const enforced: Policy = guard.policy
 
@@ -71,3 +102,4 @@ classify('SELECT 1', 'oracle')
 new Guard({ max_rows: 10 })
 
 export { describe, describeAsync, uncapped, defaults, fromPolicy, fromJson, allowed, klass, count, errorCode, hint, kind, enforced, codes, stages, gone }
+export { fromWrites, target, written, read, bounded, mutationClass, mutationCode, unbounded }

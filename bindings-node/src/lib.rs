@@ -147,6 +147,24 @@ impl Guard {
         convert::json_parse(env, &self.inner.verdict(&sql).to_json())
     }
 
+    /// Checks `sql` as one mutation (INSERT, UPDATE, DELETE or MERGE) under the policy's
+    /// `writes`. Returns the approved mutation (execute its `sql`, never the submitted text), or
+    /// throws the same `Error` as `check`. `check` still refuses every mutation.
+    #[napi(ts_return_type = "ApprovedMutation")]
+    pub fn check_mutation<'e>(&self, env: &'e Env, sql: String) -> Result<Unknown<'e>> {
+        match self.inner.check_mutation(&sql) {
+            Ok(a) => convert::to_js_camel(env, &a),
+            Err(r) => Err(Failure::Refused(r).throw(env)),
+        }
+    }
+
+    /// The mutation verdict for `sql`: exactly core's JSON, snake_case keys in core's order;
+    /// never throws for a refusal.
+    #[napi(ts_return_type = "MutationVerdict")]
+    pub fn mutation_verdict<'e>(&self, env: &'e Env, sql: String) -> Result<Unknown<'e>> {
+        convert::json_parse(env, &self.inner.mutation_verdict(&sql).to_json())
+    }
+
     /// The policy this guard enforces, as core's JSON (snake_case keys, defaults filled in).
     #[napi(getter, ts_return_type = "Policy")]
     pub fn policy<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
@@ -204,15 +222,20 @@ pub fn classify(env: Env, sql: String, dialect: Option<String>) -> Result<&'stat
     Ok(sqlgate::classify(&sql, dialect).as_str())
 }
 
-/// The JSON Schemas of core's policy, verdict, catalog and approved query (snake_case JSON, as
-/// core serialises them); `scripts/gen-types.mjs` generates `types/generated.d.ts` from them.
-#[napi(ts_return_type = "{ policy: object; verdict: object; catalog: object; approved: object }")]
+/// The JSON Schemas of core's policy, verdict, catalog, approved query, mutation verdict and
+/// approved mutation (snake_case JSON, as core serialises them); `scripts/gen-types.mjs`
+/// generates `types/generated.d.ts` from them.
+#[napi(
+    ts_return_type = "{ policy: object; verdict: object; catalog: object; approved: object; mutationVerdict: object; approvedMutation: object }"
+)]
 pub fn json_schemas() -> serde_json::Value {
     serde_json::json!({
         "policy": sqlgate::Policy::json_schema(),
         "verdict": sqlgate::Verdict::json_schema(),
         "catalog": sqlgate::Catalog::json_schema(),
         "approved": schemars::schema_for!(sqlgate::Approved).to_value(),
+        "mutationVerdict": sqlgate::MutationVerdict::json_schema(),
+        "approvedMutation": schemars::schema_for!(sqlgate::ApprovedMutation).to_value(),
     })
 }
 

@@ -2,6 +2,7 @@
 // (./generated.d.ts). Nothing here repeats a field or a name: the camelCase forms are computed.
 import type {
   ApprovedJson,
+  ApprovedMutationJson,
   Dialect,
   ErrorCode,
   GuardError,
@@ -50,9 +51,16 @@ export type GuardOptions = CamelKeys<Policy>
 export type Approved = CamelOutput<ApprovedJson>
 
 /**
+ * An approved mutation (`guard.checkMutation`): core's approved mutation in camelCase (`target`,
+ * `tablesRead`, `columnsWritten`, `functions`, `hasWhere`, ...). Run `sql`, never the text that
+ * was submitted.
+ */
+export type ApprovedMutation = CamelOutput<ApprovedMutationJson>
+
+/**
  * The properties set on the `Error` that `check` throws (and `checkAsync` rejects with) when the
- * guard refuses a query: core's {@link GuardError} plus the payload's class and statement count,
- * in camelCase. In TypeScript: `catch (e) { const r = e as Error & Rejection }`.
+ * guard refuses a query, and that `checkMutation` throws when it refuses a mutation: core's
+ * {@link GuardError} plus the payload's class and statement count, in camelCase. In TypeScript: `catch (e) { const r = e as Error & Rejection }`.
  */
 export type Rejection = CamelOutput<GuardError & Pick<Verdict, 'query_class' | 'statement_count'>>
 

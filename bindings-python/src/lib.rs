@@ -21,8 +21,8 @@ use pyo3::{intern, IntoPyObjectExt};
 use pythonize::pythonize;
 use serde::de::DeserializeOwned;
 use sqlgate::{
-    Approved, Dialect, ErrorCode, GuardError, LimitAction, Policy, PolicyError, QueryClass,
-    Rejection, Stage, Verdict,
+    Approved, ApprovedMutation, Dialect, ErrorCode, GuardError, LimitAction, MutationVerdict,
+    Policy, PolicyError, QueryClass, Rejection, Stage, Verdict, WriteRules,
 };
 use sqlgate::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS};
 
@@ -169,15 +169,26 @@ fn parse_dialect(py: Python<'_>, name: &str) -> PyResult<Dialect> {
     Dialect::from_str(name).map_err(|message| policy_error(py, "dialect", &message))
 }
 
-/// Converts an optional Python mapping into one section of the policy. The error names the
-/// section as its field and says where inside it the fault is.
+/// Converts an optional Python mapping into one section of the policy (the section's default
+/// when it is `None` or absent).
 fn section<T: DeserializeOwned + Default>(
     py: Python<'_>,
     field: &str,
     value: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<T> {
+    Ok(optional_section(py, field, value)?.unwrap_or_default())
+}
+
+/// Converts an optional Python mapping into a section the policy may lack (`catalog`,
+/// `writes`): `None` when absent. The error names the section as its field and says where
+/// inside it the fault is.
+fn optional_section<T: DeserializeOwned>(
+    py: Python<'_>,
+    field: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<T>> {
     let Some(value) = value.filter(|v| !v.is_none()) else {
-        return Ok(T::default());
+        return Ok(None);
     };
     from_python(value, |path, message| {
         let message = match path {
@@ -187,6 +198,7 @@ fn section<T: DeserializeOwned + Default>(
         };
         policy_error(py, field, &message)
     })
+    .map(Some)
 }
 
 /// Converts a whole policy given as a Python mapping; the error's field is the path at fault,
@@ -270,6 +282,78 @@ impl PyApproved {
     }
 }
 
+/// An approved mutation: execute `sql`, never the text that was submitted.
+#[pyclass(frozen, module = "sqlgate._sqlgate", name = "ApprovedMutation")]
+pub struct PyApprovedMutation {
+    inner: ApprovedMutation,
+}
+
+#[pymethods]
+impl PyApprovedMutation {
+    /// SQL regenerated from the checked tree. Execute this.
+    #[getter]
+    fn sql(&self) -> &str {
+        &self.inner.sql
+    }
+
+    /// `"mutation_create"` (INSERT, UPDATE, MERGE without DELETE) or `"mutation_delete"`.
+    #[getter]
+    fn query_class(&self) -> &'static str {
+        self.inner.query_class.as_str()
+    }
+
+    /// The table the statement modifies.
+    #[getter]
+    fn target(&self) -> &str {
+        &self.inner.target
+    }
+
+    /// Tables the statement reads besides modifying the target, sorted.
+    #[getter]
+    fn tables_read(&self) -> Vec<String> {
+        self.inner.tables_read.clone()
+    }
+
+    /// Columns of the target the statement writes, sorted (`["*"]`: every column).
+    #[getter]
+    fn columns_written(&self) -> Vec<String> {
+        self.inner.columns_written.clone()
+    }
+
+    /// Functions the statement calls, sorted.
+    #[getter]
+    fn functions(&self) -> Vec<String> {
+        self.inner.functions.clone()
+    }
+
+    /// True when a condition restricts the rows touched (UPDATE / DELETE with WHERE, MERGE).
+    #[getter]
+    fn has_where(&self) -> bool {
+        self.inner.has_where
+    }
+
+    /// The mutation verdict dict (`allowed: True`), identical to `Guard.mutation_verdict`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &MutationVerdict::from(Ok(self.inner.clone())))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let sql = PyString::new(py, &self.inner.sql).repr()?;
+        let target = PyString::new(py, &self.inner.target).repr()?;
+        let columns = self.columns_written().into_bound_py_any(py)?.repr()?;
+        Ok(format!(
+            "ApprovedMutation(sql={sql}, query_class='{}', target={target}, \
+             columns_written={columns}, has_where={})",
+            self.inner.query_class.as_str(),
+            if self.inner.has_where {
+                "True"
+            } else {
+                "False"
+            },
+        ))
+    }
+}
+
 /// A compiled policy. Build it once and share it between threads: checks release the GIL.
 #[pyclass(frozen, module = "sqlgate._sqlgate", name = "Guard")]
 pub struct PyGuard {
@@ -300,11 +384,13 @@ impl PyGuard {
         allow_system_catalogs = false,
         max_tokens = DEFAULT_MAX_TOKENS,
         mysql_ansi_quotes = None,
+        writes = None,
     ))]
     #[pyo3(
         text_signature = "(dialect='postgres', max_rows=1000, allow_explain=False, \
         functions=None, tables=None, columns=None, catalog=None, max_sql_bytes=262144, \
-        max_depth=64, allow_system_catalogs=False, max_tokens=16000, mysql_ansi_quotes=None)"
+        max_depth=64, allow_system_catalogs=False, max_tokens=16000, mysql_ansi_quotes=None, \
+        writes=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -321,11 +407,8 @@ impl PyGuard {
         allow_system_catalogs: bool,
         max_tokens: usize,
         mysql_ansi_quotes: Option<bool>,
+        writes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let catalog = match catalog.filter(|c| !c.is_none()) {
-            Some(c) => Some(section(py, "catalog", Some(c))?),
-            None => None,
-        };
         let policy = Policy {
             dialect: parse_dialect(py, dialect)?,
             max_rows,
@@ -337,9 +420,9 @@ impl PyGuard {
             functions: section(py, "functions", functions)?,
             tables: section(py, "tables", tables)?,
             columns: section(py, "columns", columns)?,
-            catalog,
+            catalog: optional_section(py, "catalog", catalog)?,
             mysql_ansi_quotes,
-            writes: None,
+            writes: optional_section::<WriteRules>(py, "writes", writes)?,
         };
         Self::build(py, policy)
     }
@@ -377,6 +460,27 @@ impl PyGuard {
     /// The verdict as JSON text (the core's serialisation, byte for byte).
     fn verdict_json(&self, py: Python<'_>, sql: &str) -> String {
         py.detach(|| self.inner.verdict(sql).to_json())
+    }
+
+    /// Checks `sql` as one mutation under the policy's `writes`: returns the
+    /// `ApprovedMutation` or raises `Rejected`. `check` still refuses every mutation.
+    fn check_mutation(&self, py: Python<'_>, sql: &str) -> PyResult<PyApprovedMutation> {
+        match py.detach(|| self.inner.check_mutation(sql)) {
+            Ok(inner) => Ok(PyApprovedMutation { inner }),
+            Err(rejection) => Err(rejected(py, rejection)),
+        }
+    }
+
+    /// The mutation verdict for `sql` as a dict in the shared JSON shape; never raises for a
+    /// refusal.
+    fn mutation_verdict<'py>(&self, py: Python<'py>, sql: &str) -> PyResult<Bound<'py, PyAny>> {
+        let verdict = py.detach(|| self.inner.mutation_verdict(sql));
+        to_python(py, &verdict)
+    }
+
+    /// The mutation verdict as JSON text (the core's serialisation, byte for byte).
+    fn mutation_verdict_json(&self, py: Python<'_>, sql: &str) -> String {
+        py.detach(|| self.inner.mutation_verdict(sql).to_json())
     }
 
     /// The effective policy, every field filled in, as a dict.
@@ -449,6 +553,7 @@ fn add_names(
 fn _sqlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGuard>()?;
     m.add_class::<PyApproved>()?;
+    m.add_class::<PyApprovedMutation>()?;
     m.add_function(wrap_pyfunction!(classify, m)?)?;
     m.add_function(wrap_pyfunction!(policy_schema, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -58,3 +58,29 @@ def test_mypy_checks_names_against_the_aliases(tmp_path: Path) -> None:
     result = _run(["mypy", "--strict", "--no-incremental", str(script)])
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "names.py:14:" in errors[0], result.stdout + result.stderr
+
+
+def test_mypy_checks_the_mutation_api(tmp_path: Path) -> None:
+    """The stubs type check_mutation, ApprovedMutation, mutation_verdict and writes=."""
+    script = tmp_path / "mutations.py"
+    script.write_text(
+        "import sqlgate\n"
+        "guard = sqlgate.Guard(writes={'tables': ['orders'], 'classes': ['mutation_create']})\n"
+        "approved: sqlgate.ApprovedMutation = guard.check_mutation('DELETE FROM orders WHERE id = 1')\n"
+        "sql: str = approved.sql\n"
+        "cls: sqlgate.QueryClass = approved.query_class\n"
+        "target: str = approved.target\n"
+        "read: list[str] = approved.tables_read\n"
+        "written: list[str] = approved.columns_written\n"
+        "functions: list[str] = approved.functions\n"
+        "bounded: bool = approved.has_where\n"
+        "verdict: dict[str, object] = guard.mutation_verdict('DELETE FROM orders')\n"
+        "text: str = guard.mutation_verdict_json('DELETE FROM orders')\n"
+        "code: sqlgate.ErrorCode = 'unbounded_mutation'\n"
+        "other: sqlgate.ErrorCode = 'table_not_writable'\n"
+        "wrong: int = approved.target\n",
+        encoding="utf-8",
+    )
+    result = _run(["mypy", "--strict", "--no-incremental", str(script)])
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and "mutations.py:15:" in errors[0], result.stdout + result.stderr

@@ -27,8 +27,20 @@ def test_vector_files_present() -> None:
     assert len(CASES) > 0, f"the .jsonl files in {VECTOR_DIR} hold no cases"
 
 
+def is_mutation(case: dict[str, Any]) -> bool:
+    """Rows with ``"entry": "mutation"`` go to the mutation check; every other row is a read."""
+    return case.get("entry") == "mutation"
+
+
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['_where']} {c['name']}" for c in CASES])
 def test_vector(case: dict[str, Any]) -> None:
+    if is_mutation(case):
+        check_mutation_vector(case)
+    else:
+        check_read_vector(case)
+
+
+def check_read_vector(case: dict[str, Any]) -> None:
     guard = guard_for(case)
     sql = case["sql"]
     expect = case["expect"]
@@ -45,5 +57,28 @@ def test_vector(case: dict[str, Any]) -> None:
     else:
         with pytest.raises(sqlgate.Rejected) as info:
             guard.check(sql)
+        assert info.value.to_dict() == expect
+        assert info.value.code in sqlgate.ERROR_CODES
+
+
+def check_mutation_vector(case: dict[str, Any]) -> None:
+    guard = guard_for(case)
+    sql = case["sql"]
+    expect = case["expect"]
+    assert guard.mutation_verdict(sql) == expect
+    assert json.loads(guard.mutation_verdict_json(sql)) == expect
+    if expect["allowed"]:
+        approved = guard.check_mutation(sql)
+        assert approved.to_dict() == expect
+        assert approved.sql == expect["sql"]
+        assert approved.query_class == expect["query_class"]
+        assert approved.target == expect["target"]
+        assert approved.tables_read == expect["tables_read"]
+        assert approved.columns_written == expect["columns_written"]
+        assert approved.functions == expect["functions"]
+        assert approved.has_where == expect["has_where"]
+    else:
+        with pytest.raises(sqlgate.Rejected) as info:
+            guard.check_mutation(sql)
         assert info.value.to_dict() == expect
         assert info.value.code in sqlgate.ERROR_CODES

@@ -42,6 +42,8 @@ ErrorCode: TypeAlias = Literal[
     "limit_not_literal",
     "unsupported_syntax",
     "internal_roundtrip",
+    "unbounded_mutation",
+    "table_not_writable",
     "bad_request",
 ]
 """Why the guard refused (``Rejected.code``), as in ``sqlgate.ERROR_CODES``."""
