@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs all of sqlgate's tests on a fresh machine: starts a throwaway PostgreSQL loaded with
 # Chinook, runs the Rust tests of every crate, then the Python, Node and MCP-interop suites
-# (each part's ci.sh installs what it needs), then starts a throwaway MariaDB and runs the engine
+# (each part's ci.sh installs what it needs), the install paths (scripts/install-test.sh: built
+# artifacts installed without Rust), then starts a throwaway MariaDB and runs the engine
 # differential suite (tests/engines/run.sh). Stops both servers at the end, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +41,10 @@ for part in bindings-python bindings-node mcp-server; do
     bash "$part/ci.sh"
   fi
 done
+# Install paths (README "Install"): the wheels and the npm tarball, installed without Rust.
+echo "== install paths (scripts/install-test.sh)"
+bash scripts/install-test.sh
+
 # Engine differential suite (tests/engines): approved vectors on real PostgreSQL, MariaDB, SQLite
 # and DuckDB under every setting that changes how SQL text is read.
 if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
