@@ -1,4 +1,7 @@
-// Runs the README's "Mutations" snippet, so the documented calls and answers stay true.
+// Every ```js block of the README runs as written, so the documented calls and answers stay true.
+// A block followed by a ```text block must print exactly that text. Blocks that read the Chinook
+// sample database get it from the corpus (CHINOOK); without the corpus they are skipped and say
+// so, except in CI (CI=true), where that is a failure.
 'use strict'
 
 const { test } = require('node:test')
@@ -7,23 +10,52 @@ const fs = require('node:fs')
 const path = require('node:path')
 
 const README = path.join(__dirname, '..', 'README.md')
+const CORPUS = process.env.SQLGATE_CORPUS ?? path.join(__dirname, '..', '..', '..', 'shared', 'corpus')
+const CHINOOK = path.join(CORPUS, 'chinook', 'Chinook_Sqlite.sqlite')
 
-/** The first ```js block of the README section titled `title`. */
-function snippet(title) {
+/** [{ label, code, expected }] for each js block, in README order. */
+function readmeBlocks() {
   const text = fs.readFileSync(README, 'utf8')
-  const start = text.indexOf(`\n## ${title}\n`)
-  assert.ok(start >= 0, `README has no "## ${title}" section`)
-  const end = text.indexOf('\n## ', start + 1)
-  const section = text.slice(start, end < 0 ? undefined : end)
-  const match = section.match(/```js\n([\s\S]*?)```/)
-  assert.ok(match, `the "${title}" section has no js block`)
-  return match[1]
+  const fences = [...text.matchAll(/^```(\w*)\n([\s\S]*?)^```\n/gm)].map((m) => ({
+    lang: m[1],
+    body: m[2],
+    start: m.index,
+    end: m.index + m[0].length,
+  }))
+  const blocks = []
+  fences.forEach((f, i) => {
+    if (f.lang !== 'js') return
+    const next = fences[i + 1]
+    const expected =
+      next && next.lang === 'text' && text.slice(f.end, next.start).trim() === '' ? next.body : undefined
+    const line = text.slice(0, f.start).split('\n').length
+    blocks.push({ label: `README.md:${line}`, code: f.body, expected })
+  })
+  return blocks
 }
 
-test('the README Mutations snippet runs', () => {
-  const code = snippet('Mutations')
-  assert.match(code, /checkMutation/)
-  // `require('sqlgate')` in the snippet is this package.
-  const load = (name) => require(name === 'sqlgate' ? '..' : name)
-  new Function('require', code)(load)
+const BLOCKS = readmeBlocks()
+
+test('the README has runnable blocks', () => {
+  assert.ok(BLOCKS.length >= 4, `only ${BLOCKS.length} js blocks`)
+  assert.ok(BLOCKS.filter((b) => b.expected !== undefined).length >= 2)
 })
+
+for (const { label, code, expected } of BLOCKS) {
+  test(`README block ${label} runs`, (t) => {
+    if (code.includes('CHINOOK') && !fs.existsSync(CHINOOK)) {
+      if (process.env.CI === 'true') assert.fail(`${label}: the Chinook database is missing at ${CHINOOK} (CI requires the corpus)`)
+      t.skip(`SKIPPED: the Chinook database is not at ${CHINOOK} (set SQLGATE_CORPUS)`)
+      return
+    }
+    const printed = []
+    const console = { log: (...args) => printed.push(args.map(String).join(' ')) }
+    // `require('sqlgate')` in a block is this package.
+    const load = (name) => require(name === 'sqlgate' ? '..' : name)
+    const process = { ...globalThis.process, env: { ...globalThis.process.env, CHINOOK } }
+    new Function('require', 'console', 'process', code)(load, console, process)
+    if (expected !== undefined) {
+      assert.equal(printed.map((l) => `${l}\n`).join(''), expected, `${label}: the output differs from the README`)
+    }
+  })
+}
