@@ -67,19 +67,21 @@ step "pip install the sqlgate-mcp wheel into a fresh venv; sqlgate-mcp demo"
 clean "$PYTHON" -m venv "$WORK/mcp-venv"
 clean "$WORK/mcp-venv/bin/pip" install --quiet --no-index "$mcp_wheel"
 clean "$WORK/mcp-venv/bin/sqlgate-mcp" demo > "$WORK/demo.out"
-grep -q "statement_not_allowed" "$WORK/demo.out" || { cat "$WORK/demo.out"; echo "demo output lacks a refusal" >&2; exit 1; }
+grep -q "REFUSED multiple_statements" "$WORK/demo.out" || { cat "$WORK/demo.out"; echo "demo output lacks a refusal" >&2; exit 1; }
 done_step
 
 step "pipx install the wheel; sqlgate-mcp demo"
 clean "$PYTHON" -m venv "$WORK/tools-venv"
 clean "$WORK/tools-venv/bin/pip" install --quiet pipx uv
 clean env PIPX_HOME="$WORK/pipx" PIPX_BIN_DIR="$WORK/pipx-bin" "$WORK/tools-venv/bin/pipx" install --quiet "$mcp_wheel"
-clean "$WORK/pipx-bin/sqlgate-mcp" demo | grep -q "statement_not_allowed"
+clean "$WORK/pipx-bin/sqlgate-mcp" demo > "$WORK/demo-pipx.out"
+grep -q "REFUSED multiple_statements" "$WORK/demo-pipx.out"
 done_step
 
 step "uvx --from the wheel sqlgate-mcp demo (offline)"
 clean env UV_CACHE_DIR="$WORK/uv-cache" "$WORK/tools-venv/bin/uvx" --offline --from "$mcp_wheel" sqlgate-mcp demo \
-  | grep -q "statement_not_allowed"
+  > "$WORK/demo-uvx.out"
+grep -q "REFUSED multiple_statements" "$WORK/demo-uvx.out"
 done_step
 
 step "pip install the sqlgate wheel into a fresh venv; the Python README's first example"
