@@ -156,6 +156,8 @@ async fn engine(url: &str) -> Result<Arc<Engine>, Error> {
             },
             max_result_bytes: 1 << 20,
             statement_timeout: Duration::from_secs(10),
+            mode: sqlgate_mcp::mode::Mode::ReadOnly,
+            approval_timeout: Duration::from_secs(60),
         },
     )
     .await?;

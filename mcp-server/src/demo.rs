@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rusqlite::{params, Connection};
-use sqlgate::{ColumnRules, Dialect, Policy, QueryClass};
+use sqlgate::{ColumnRules, Dialect, Policy, QueryClass, WriteRules};
 
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
@@ -174,19 +174,32 @@ pub fn demo_policy() -> Policy {
         columns: ColumnRules {
             deny: vec!["customers.email".into(), "customers.phone".into()],
         },
+        // Used only in a write mode (`serve --demo --mode safe`); reads are the same without it.
+        writes: Some(WriteRules::new(
+            &["orders", "order_lines"],
+            &[QueryClass::MutationCreate, QueryClass::MutationDelete],
+        )),
         ..Policy::for_dialect(Dialect::Sqlite)
     }
 }
 
-/// Creates the sample database in a temporary directory and opens it read-only.
-pub fn demo_backend() -> Result<Backend, String> {
+/// Creates the sample database in a temporary directory and opens it, read-only unless `writes`
+/// (a write mode changes only this temporary copy, whose path goes to stderr).
+pub fn demo_backend(writes: bool) -> Result<Backend, String> {
     let dir = tempfile::Builder::new()
         .prefix("sqlgate-demo-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let path = dir.path().join("shop.db");
     create_sample_db(&path).map_err(|e| format!("cannot create the sample database: {e}"))?;
-    let backend = SqliteBackend::open_owned(&path, Arc::new(dir)).map_err(|e| e.to_string())?;
+    let mut backend = SqliteBackend::open_owned(&path, Arc::new(dir)).map_err(|e| e.to_string())?;
+    if writes {
+        eprintln!(
+            "sqlgate-mcp: the demo's mutations change a temporary copy: {}",
+            path.display()
+        );
+        backend = backend.allow_writes();
+    }
     Ok(Backend::Sqlite(backend))
 }
 
@@ -271,13 +284,15 @@ async fn demo() -> Result<(), String> {
     let st = Style {
         color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let backend = demo_backend()?;
+    let backend = demo_backend(false)?;
     let engine = Engine::new(
         backend,
         EngineConfig {
             policy: demo_policy(),
             max_result_bytes: crate::config::DEFAULT_MAX_RESULT_BYTES,
             statement_timeout: crate::config::DEFAULT_STATEMENT_TIMEOUT,
+            mode: crate::mode::Mode::ReadOnly,
+            approval_timeout: crate::config::DEFAULT_APPROVAL_TIMEOUT,
         },
     )
     .await?;

@@ -54,6 +54,8 @@ pub async fn pg_engine(url: &str, pool: usize, timeout: Duration, policy: Policy
             policy,
             max_result_bytes: 1 << 20,
             statement_timeout: timeout,
+            mode: sqlgate_mcp::mode::Mode::ReadOnly,
+            approval_timeout: Duration::from_secs(60),
         },
     )
     .await
