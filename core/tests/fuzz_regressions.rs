@@ -102,11 +102,12 @@ fn grammar_seeds() {
 }
 
 /// Every shared vector's SQL, with its own dialect and the three fuzz policies, passes the
-/// fixed-point oracle (the same inputs seed the fuzz corpora).
+/// fixed-point oracle, and the mutation oracle with the fuzz policy that has `writes` (the same
+/// inputs seed the fuzz corpora).
 #[test]
 fn vectors_pass_the_fixed_point_oracle() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    let mut n = 0;
+    let (mut n, mut mutations) = (0, 0);
     for entry in std::fs::read_dir(&dir).expect("tests/vectors") {
         let path = entry.expect("entry").path();
         if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
@@ -127,9 +128,17 @@ fn vectors_pass_the_fixed_point_oracle() {
                 oracles::fixed_point_with(oracles::guard(dialect, which), dialect, sql);
                 n += 1;
             }
+            if oracles::mutation_fixed_point(dialect, sql).is_some() {
+                mutations += 1;
+            }
         }
     }
     assert!(n > 0);
+    // The mutation vectors' targets overlap the fuzz policy's writable tables.
+    assert!(
+        mutations >= 20,
+        "only {mutations} vectors approved as mutations"
+    );
 }
 
 /// Found by `differential_pg` (seed `differential_pg/top_is_a_function_call_in_postgres`): the

@@ -10,7 +10,8 @@
 use std::sync::OnceLock;
 
 use sqlgate::{
-    Approved, ColumnRules, Dialect, ErrorCode, Guard, Policy, QueryClass, Rejection, TableRules,
+    Approved, ApprovedMutation, ColumnRules, Dialect, ErrorCode, Guard, Policy, QueryClass,
+    Rejection, TableRules, WriteRules,
 };
 use sqlparser::tokenizer::{Token, Tokenizer, Whitespace};
 
@@ -139,6 +140,8 @@ pub fn check_bytes(data: &[u8]) -> Option<Result<Approved, Rejection>> {
     let verdict = sqlgate::Verdict::from(result.clone());
     let _ = serde_json::to_string(&verdict).expect("verdict serialises");
     let _ = sqlgate::classify(&sql, dialect);
+    let mutation = sqlgate::MutationVerdict::from(mutation_guard(dialect).check_mutation(&sql));
+    let _ = serde_json::to_string(&mutation).expect("mutation verdict serialises");
     Some(result)
 }
 
@@ -207,10 +210,91 @@ pub fn fixed_point_with(g: &Guard, dialect: Dialect, sql: &str) -> Option<Approv
     }
 }
 
-/// `fixed_point` on a raw fuzz input.
+/// `fixed_point` on a raw fuzz input: the read entry with the input's policy, and the mutation
+/// entry ([`mutation_fixed_point`]) in the input's dialect.
 pub fn fixed_point(data: &[u8]) -> Option<Approved> {
     let (dialect, which, sql) = split_input(data)?;
+    mutation_fixed_point(dialect, &sql);
     fixed_point_with(guard(dialect, which), dialect, &sql)
+}
+
+/// One guard per dialect with a denied table (`employee`), protected columns
+/// (`customer.email`, `*.ssn`) and a `writes` section: `orders`, `customer`, `t` and `users`
+/// writable, both mutation classes.
+pub fn mutation_guard(dialect: Dialect) -> &'static Guard {
+    static GUARDS: OnceLock<Vec<Guard>> = OnceLock::new();
+    let guards = GUARDS.get_or_init(|| {
+        Dialect::ALL
+            .iter()
+            .map(|&d| {
+                Guard::new(Policy {
+                    tables: TableRules {
+                        allow: Vec::new(),
+                        deny: vec!["employee".into()],
+                    },
+                    columns: ColumnRules {
+                        deny: vec!["customer.email".into(), "*.ssn".into()],
+                    },
+                    writes: Some(WriteRules::new(
+                        &["orders", "customer", "t", "users"],
+                        &[QueryClass::MutationCreate, QueryClass::MutationDelete],
+                    )),
+                    ..Policy::for_dialect(d)
+                })
+                .expect("fuzz mutation policies compile")
+            })
+            .collect()
+    });
+    let index = Dialect::ALL.iter().position(|&d| d == dialect).unwrap_or(0);
+    &guards[index]
+}
+
+/// The mutation entry's invariants: never a panic; an approved mutation is one statement of a
+/// mutation class that [`sqlgate::classify`] agrees with, that the read entry refuses, whose
+/// target is never a denied table, and that re-checks to the identical verdict (fixed point).
+pub fn mutation_fixed_point(dialect: Dialect, sql: &str) -> Option<ApprovedMutation> {
+    let g = mutation_guard(dialect);
+    let first = g.check_mutation(sql).ok()?;
+    assert!(
+        matches!(
+            first.query_class,
+            QueryClass::MutationCreate | QueryClass::MutationDelete
+        ),
+        "approved mutation of class {}: {sql:?}",
+        first.query_class
+    );
+    assert_eq!(
+        plain_statement_count(sql, dialect),
+        Some(1),
+        "approved mutation, but the token stream holds more statements: {sql:?}"
+    );
+    assert_eq!(
+        sqlgate::classify(&first.sql, dialect),
+        first.query_class,
+        "approved mutation classifies differently: {:?}",
+        first.sql
+    );
+    assert!(
+        g.check(&first.sql).is_err(),
+        "the read entry approved a mutation: {:?}",
+        first.sql
+    );
+    assert!(
+        !first.target.ends_with("employee")
+            && !first.tables_read.iter().any(|t| t.ends_with("employee")),
+        "denied table reached: {sql:?} -> {first:?}"
+    );
+    let second = g.check_mutation(&first.sql).unwrap_or_else(|r| {
+        panic!(
+            "approved mutation refused on re-check ({}: {}):\n  input:    {sql:?}\n  approved: {:?}",
+            r.error.code, r.error.message, first.sql
+        )
+    });
+    assert_eq!(
+        second, first,
+        "mutation not a fixed point for input {sql:?}"
+    );
+    Some(first)
 }
 
 /// Expectation of a `grammar` case.

@@ -31,6 +31,7 @@ N_CUSTOMERS = 20
 N_EMPLOYEES = 5
 N_INVOICES = 30
 N_T = 10
+N_ORDERS = 10
 
 
 def fixture_rows() -> dict[str, list[tuple[Any, ...]]]:
@@ -44,7 +45,12 @@ def fixture_rows() -> dict[str, list[tuple[Any, ...]]]:
     invoices = [(i, (i % N_CUSTOMERS) + 1, f"{(i * 7) % 100}.{i % 100:02d}", ["Brazil", "Canada", "France"][i % 3])
                 for i in range(1, N_INVOICES + 1)]
     ts = [(i, f"b{i}") for i in range(1, N_T + 1)]
-    return {"customer": customers, "employee": employees, "invoice": invoices, "t": ts}
+    # For the mutation vectors (tests/vectors/mutations.jsonl): `orders` is writable there,
+    # `orders.ssn` protected, `product` read.
+    orders = [(i, "new", (i % N_CUSTOMERS) + 1, f"secret-ssn-{i}") for i in range(1, N_ORDERS + 1)]
+    products = [(i, f"p{i}", i % 7) for i in range(1, N_ORDERS + 1)]
+    return {"customer": customers, "employee": employees, "invoice": invoices, "t": ts, "orders": orders,
+            "product": products}
 
 
 DDL = [
@@ -53,8 +59,17 @@ DDL = [
     "CREATE TABLE employee (employee_id int primary key, first_name text, last_name text, email text, salary int)",
     "CREATE TABLE invoice (invoice_id int primary key, customer_id int, total numeric(10,2), billing_country text)",
     "CREATE TABLE t (a int, b text)",
+    "CREATE TABLE orders (id int primary key, status text, customer_id int, ssn text)",
+    "CREATE TABLE product (id int primary key, name text, price int)",
 ]
-TABLES = ["customer", "employee", "invoice", "t"]
+TABLES = ["customer", "employee", "invoice", "t", "orders", "product"]
+# Each table's columns, in order (from DDL above).
+COLUMNS = {ddl.split()[2]: [c.split()[0] for c in re.sub(r"\(\d+,\s*\d+\)", "", ddl)
+                            [ddl.index("(") + 1:].rstrip(")").split(",")]
+           for ddl in DDL}
+
+Query = Callable[[str], list[tuple[Any, ...]]]
+Inspect = Callable[[Query], Any]
 
 # --- outcome of one run --------------------------------------------------------------------
 
@@ -66,6 +81,7 @@ class Outcome:
     error: str | None
     elapsed: float
     effects_only: bool = False  # the mode returns no rows (SQLite executescript)
+    inspected: Any = None  # what `inspect` saw inside the transaction, before the rollback
 
 
 def walk_values(rows: list[tuple[Any, ...]]) -> Iterator[str]:
@@ -107,6 +123,8 @@ def markers_for(policy: dict[str, Any]) -> list[str]:
         m.append("secret-email-")
     if table_denied(policy, "customer") or column_protected(policy, "customer", "phone"):
         m.append("secret-phone-")
+    if table_denied(policy, "orders") or column_protected(policy, "orders", "ssn"):
+        m.append("secret-ssn-")
     return m
 
 
@@ -117,7 +135,10 @@ class Engine:
     dialect = ""
     settings: list[str] = []
 
-    def run(self, sql: str, setting: str) -> Outcome:
+    def run(self, sql: str, setting: str, inspect: Inspect | None = None) -> Outcome:
+        """Runs `sql` under `setting` in a transaction that is rolled back. When the run
+        succeeded, `inspect` is called first with a function that runs a query on the same
+        connection, inside the transaction (the mutation tests look at the changed tables)."""
         raise NotImplementedError
 
     def checksum(self) -> str:
@@ -170,11 +191,12 @@ class Postgres(Engine):
             self.conns[setting] = conn
         return conn
 
-    def run(self, sql: str, setting: str) -> Outcome:
+    def run(self, sql: str, setting: str, inspect: Inspect | None = None) -> Outcome:
         conn = self._conn(setting)
         results: list[list[tuple[Any, ...]]] = []
         extra = 0
         error = None
+        inspected = None
         start = time.monotonic()
         try:
             cur = self.psycopg.ClientCursor(conn)
@@ -185,6 +207,8 @@ class Postgres(Engine):
                 if not cur.nextset():
                     break
                 extra += 1
+            if inspect is not None:
+                inspected = inspect(lambda q: conn.execute(q).fetchall())
         except Exception as e:  # noqa: BLE001 - any engine error is an outcome
             error = f"{type(e).__name__}: {e}".splitlines()[0]
         elapsed = time.monotonic() - start
@@ -195,7 +219,7 @@ class Postgres(Engine):
         # A payload may change the session (SET ...): start the next run from a clean session.
         if error is None and extra:
             conn.close()
-        return Outcome(results, extra, error, elapsed)
+        return Outcome(results, extra, error, elapsed, inspected=inspected)
 
     def _admin(self) -> Any:
         return self.psycopg.connect(self.url, autocommit=True)
@@ -263,11 +287,12 @@ class MariaDB(Engine):
             self.conns[setting] = conn
         return conn
 
-    def run(self, sql: str, setting: str) -> Outcome:
+    def run(self, sql: str, setting: str, inspect: Inspect | None = None) -> Outcome:
         conn = self._conn(setting)
         results: list[list[tuple[Any, ...]]] = []
         extra = 0
         error = None
+        inspected = None
         start = time.monotonic()
         cur = conn.cursor()
         try:
@@ -279,6 +304,11 @@ class MariaDB(Engine):
                 if not cur.nextset():
                     break
                 extra += 1
+            if inspect is not None:
+                def query(q: str) -> list[tuple[Any, ...]]:
+                    cur.execute(q)
+                    return list(cur.fetchall())
+                inspected = inspect(query)
         except Exception as e:  # noqa: BLE001
             error = f"{type(e).__name__}: {e}".splitlines()[0]
         elapsed = time.monotonic() - start
@@ -294,7 +324,7 @@ class MariaDB(Engine):
             conn.close()
         if extra or error:
             conn.close()  # a fresh session for the next run (session state, half-read results)
-        return Outcome(results, extra, error, elapsed)
+        return Outcome(results, extra, error, elapsed, inspected=inspected)
 
     def checksum(self) -> str:
         c = self._connect(self.DB)
@@ -355,18 +385,23 @@ class SQLite(Engine):
     def reload(self) -> None:
         shutil.copyfile(self.pristine, self.live)
 
-    def run(self, sql: str, setting: str) -> Outcome:
+    def run(self, sql: str, setting: str, inspect: Inspect | None = None) -> Outcome:
         conn = sqlite3.connect(self.live, isolation_level="DEFERRED")
         deadline = time.monotonic() + TIMEOUT_S
         conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10000)
         results: list[list[tuple[Any, ...]]] = []
         error = None
+        inspected = None
         start = time.monotonic()
         try:
             if setting == "execute":
                 results.append(conn.execute(sql).fetchall())
             else:
+                # executescript COMMITs first and runs in autocommit mode: nothing to inspect
+                # inside a transaction (the mutation tests use "execute").
                 conn.executescript(sql)
+            if inspect is not None and setting == "execute":
+                inspected = inspect(lambda q: conn.execute(q).fetchall())
         except Exception as e:  # noqa: BLE001
             error = f"{type(e).__name__}: {e}".splitlines()[0]
         elapsed = time.monotonic() - start
@@ -374,7 +409,7 @@ class SQLite(Engine):
             conn.rollback()
         finally:
             conn.close()
-        return Outcome(results, 0, error, elapsed, effects_only=setting == "executescript")
+        return Outcome(results, 0, error, elapsed, effects_only=setting == "executescript", inspected=inspected)
 
     def checksum(self) -> str:
         conn = sqlite3.connect(self.live)
@@ -416,10 +451,11 @@ class DuckDB(Engine):
             marks = ", ".join(["?"] * len(rows[0]))
             c.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
 
-    def run(self, sql: str, setting: str) -> Outcome:
+    def run(self, sql: str, setting: str, inspect: Inspect | None = None) -> Outcome:
         c = self.conn
         results: list[list[tuple[Any, ...]]] = []
         error = None
+        inspected = None
         extra = 0
         timer = threading.Timer(TIMEOUT_S, c.interrupt)
         start = time.monotonic()
@@ -432,6 +468,8 @@ class DuckDB(Engine):
             rel = c.execute(sql)  # runs every statement, returns the last one's result
             if rel.description is not None:
                 results.append(rel.fetchall())
+            if inspect is not None:
+                inspected = inspect(lambda q: c.execute(q).fetchall())
         except Exception as e:  # noqa: BLE001
             error = f"{type(e).__name__}: {e}".splitlines()[0]
         finally:
@@ -441,7 +479,7 @@ class DuckDB(Engine):
             c.rollback()
         except Exception:  # noqa: BLE001
             pass
-        return Outcome(results, extra, error, elapsed)
+        return Outcome(results, extra, error, elapsed, inspected=inspected)
 
     def checksum(self) -> str:
         c = self.conn

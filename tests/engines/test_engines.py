@@ -31,8 +31,8 @@ from typing import Any, Iterator
 import pytest
 
 import sqlgate
-from engines import (HOST_EFFECTS, DuckDB, Engine, MariaDB, Postgres, SQLite, judge, settings_for,
-                     tempdir)
+from engines import (COLUMNS, HOST_EFFECTS, TABLES, DuckDB, Engine, MariaDB, Postgres, Query, SQLite,
+                     column_protected, judge, settings_for, tempdir)
 
 REPO = Path(__file__).resolve().parents[2]
 VECTOR_DIR = REPO / "tests" / "vectors"
@@ -67,6 +67,14 @@ def verdict_of(case: dict[str, Any]) -> dict[str, Any]:
     if key not in _GUARDS:
         _GUARDS[key] = sqlgate.Guard.from_policy(policy)
     return _GUARDS[key].verdict(case["sql"])
+
+
+def mutation_verdict_of(case: dict[str, Any]) -> dict[str, Any]:
+    policy = policy_of(case)
+    key = json.dumps(policy, sort_keys=True)
+    if key not in _GUARDS:
+        _GUARDS[key] = sqlgate.Guard.from_policy(policy)
+    return _GUARDS[key].mutation_verdict(case["sql"])
 
 
 def cap_of(verdict: dict[str, Any], policy: dict[str, Any]) -> int | None:
@@ -135,7 +143,8 @@ def engine_or_skip(engines: dict[str, Engine | str], name: str) -> Engine:
 
 
 def cases_for(name: str) -> list[dict[str, Any]]:
-    return [c for c in VECTORS if c["dialect"] == DIALECT_OF[name]]
+    """The read vectors of the engine's dialect (mutation vectors have their own test)."""
+    return [c for c in VECTORS if c["dialect"] == DIALECT_OF[name] and c.get("entry") != "mutation"]
 
 
 @pytest.mark.parametrize("name", ENGINE_NAMES)
@@ -224,3 +233,66 @@ def test_refused_attacks_do_something_on_the_engine(name: str, engines: dict[str
         if engine_name == name:
             assert literal_did[setting] >= least, (
                 f"only {literal_did[setting]} literal attacks did something on {name} [{setting}]")
+
+
+# --- mutations (tests/vectors/mutations.jsonl) ---------------------------------------------------
+
+# Approved mutation vectors that must run without an engine error, per engine: the test is only
+# evidence if mutations really change rows.
+MUTATIONS_THAT_RUN = {"postgres": 15, "mariadb": 4, "sqlite": 4, "duckdb": 2}
+
+
+def table_state(policy: dict[str, Any]) -> Any:
+    """An `inspect` for Engine.run: per table, the sorted rows and the non-null values of the
+    columns the policy protects."""
+    def inspect(query: Query) -> dict[str, tuple[list[str], set[str]]]:
+        state = {}
+        for table in TABLES:
+            rows = query(f"SELECT * FROM {table}")
+            protected = [i for i, c in enumerate(COLUMNS[table]) if column_protected(policy, table, c)]
+            values = {str(row[i]) for row in rows for i in protected if row[i] is not None}
+            state[table] = (sorted(repr(tuple(str(v) for v in row)) for row in rows), values)
+        return state
+    return inspect
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_approved_mutations_change_only_their_target(name: str, engines: dict[str, Engine | str],
+                                                     watched: Watched) -> None:
+    """Every approved mutation vector runs on the engine inside a transaction that is inspected,
+    then rolled back: only the target table may differ, no value of a protected column may appear
+    or change there, and RETURNING may not return a protected marker. SQLite runs them with
+    `execute` only (executescript commits as it goes)."""
+    engine = engine_or_skip(engines, name)
+    baseline = engine.checksum()
+    failures: list[str] = []
+    ran = errors = 0
+    for case in [c for c in VECTORS if c["dialect"] == DIALECT_OF[name] and c.get("entry") == "mutation"]:
+        verdict = mutation_verdict_of(case)
+        assert verdict == case["expect"], f"{case['_where']} {case['name']}: verdict differs from the vector"
+        if not verdict["allowed"]:
+            continue
+        policy = policy_of(case)
+        inspect = table_state(policy)
+        before = engine.run("SELECT 1", engine.settings[0], inspect).inspected
+        settings = ["execute"] if name == "sqlite" else settings_for(engine, policy)
+        for setting in settings:
+            where = f"{case['_where']} {case['name']!r} [{setting}]"
+            outcome = engine.run(verdict["sql"], setting, inspect)
+            j = judge(engine, outcome, baseline, policy, None, watched.dirs)
+            failures += [f"{where}: {v}\n    {verdict['sql']}" for v in j.violations]
+            if outcome.error:
+                errors += 1
+                continue
+            ran += 1
+            target = verdict["target"].split(".")[-1]
+            changed = {t for t in TABLES if outcome.inspected[t][0] != before[t][0]}
+            if changed - {target}:
+                failures.append(f"{where}: changed {sorted(changed - {target})}, target {target}")
+            new_protected = outcome.inspected[target][1] - before[target][1] if target in before else set()
+            if new_protected:
+                failures.append(f"{where}: protected values written: {sorted(new_protected)[:3]}")
+    print(f"\n== engines: {name}: approved mutation vectors ran {ran}, engine errors {errors}")
+    assert engine.checksum() == baseline
+    assert not failures, "approved mutations did what they must not:\n" + "\n".join(failures)
+    assert ran >= MUTATIONS_THAT_RUN[name], f"only {ran} approved mutations ran without error on {name}"

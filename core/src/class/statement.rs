@@ -3,7 +3,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    CopySource, CopyTarget, MergeAction, ObjectType, Select, Statement, Visit, Visitor,
+    CopySource, CopyTarget, MergeAction, ObjectType, Select, SqliteOnConflict, Statement, Visit,
+    Visitor,
 };
 
 use super::QueryClass;
@@ -87,13 +88,21 @@ fn base_class(statement: &Statement) -> QueryClass {
         | S::RaisError { .. }
         | S::Throw(_) => Session,
 
+        // REPLACE, INSERT OR REPLACE and UPDATE OR REPLACE delete the rows they conflict with.
+        S::Insert(insert)
+            if insert.replace_into || matches!(insert.or, Some(SqliteOnConflict::Replace)) =>
+        {
+            MutationDelete
+        }
+        S::Update(update) if matches!(update.or, Some(SqliteOnConflict::Replace)) => MutationDelete,
         S::Insert(_) | S::Update(_) | S::LoadData { .. } => MutationCreate,
         S::Merge(merge) => {
-            if merge
-                .clauses
-                .iter()
-                .any(|c| matches!(c.action, MergeAction::Delete { .. }))
-            {
+            if merge.clauses.iter().any(|c| match &c.action {
+                MergeAction::Delete { .. } => true,
+                // Oracle's `UPDATE SET ... DELETE WHERE ...` deletes too.
+                MergeAction::Update(update) => update.delete_predicate.is_some(),
+                _ => false,
+            }) {
                 MutationDelete
             } else {
                 MutationCreate

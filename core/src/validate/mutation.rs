@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Delete, Expr, FromTable, Ident, Insert, Merge, MergeAction,
-    MergeInsertKind, MergeUpdateKind, ObjectName, OnConflictAction, OnInsert, Query, SelectItem,
-    SetExpr, Spanned, Statement, TableFactor, TableObject, TableWithJoins, Update,
-    UpdateTableFromKind, Visit, Visitor,
+    Assignment, AssignmentTarget, ConflictTarget, Delete, Expr, FromTable, Ident, Insert, Merge,
+    MergeAction, MergeInsertKind, MergeUpdateKind, ObjectName, OnConflictAction, OnInsert, Query,
+    SelectItem, SetExpr, Spanned, SqliteOnConflict, Statement, TableFactor, TableObject,
+    TableWithJoins, Update, UpdateTableFromKind, Visit, Visitor,
 };
 
 use super::diagnostics as refuse;
@@ -60,6 +60,10 @@ pub fn analyze_mutation(
     let _ = statement.visit(&mut expected);
     if expected != walker.counts {
         return Err(refuse::not_understood(span_location(statement.span())));
+    }
+    if found.columns_written.contains("*") {
+        // Every column, names unknown: listing some of them would suggest the others are safe.
+        found.columns_written = BTreeSet::from(["*".to_string()]);
     }
     found.reads = walker.analysis;
     Ok(found)
@@ -140,7 +144,7 @@ impl Walker<'_, '_> {
         let Insert {
             insert_token: _,
             optimizer_hints,
-            or: _,
+            or,
             ignore: _,
             into: _,
             table,
@@ -157,7 +161,7 @@ impl Walker<'_, '_> {
             on,
             returning,
             output,
-            replace_into: _,
+            replace_into,
             priority: _,
             insert_alias,
             settings,
@@ -192,6 +196,11 @@ impl Walker<'_, '_> {
                 location,
             ));
         }
+        if *replace_into || matches!(or, Some(SqliteOnConflict::Replace)) {
+            // REPLACE deletes the conflicting row and inserts a new one, resetting every column
+            // the statement does not list: a deletion, and a write of every column.
+            found.class = QueryClass::MutationDelete;
+        }
         let TableObject::TableName(name) = table else {
             return Err(refuse::mutation_clause(
                 "INSERT into a table function or a sub-query",
@@ -207,7 +216,9 @@ impl Walker<'_, '_> {
         if let Some(source) = source {
             self.query(source, parent)?;
         }
-        if columns.is_empty() && assignments.is_empty() {
+        if (columns.is_empty() && assignments.is_empty())
+            || found.class == QueryClass::MutationDelete
+        {
             self.write_every_column(table, location, found)?;
         }
         for column in columns {
@@ -233,6 +244,14 @@ impl Walker<'_, '_> {
                     self.assignments(set, &conflict_scope, &target, found)?
                 }
                 OnInsert::OnConflict(conflict) => {
+                    // Which rows conflict tells whether a value exists: the arbiter columns are
+                    // read like any column.
+                    if let Some(ConflictTarget::Columns { columns, .. }) = &conflict.conflict_target
+                    {
+                        for column in columns {
+                            self.column(&[], column, &scope)?;
+                        }
+                    }
                     self.exprs(&conflict.conflict_target, &conflict_scope)?;
                     if let OnConflictAction::DoUpdate(update) = &conflict.action {
                         self.assignments(&update.assignments, &conflict_scope, &target, found)?;
@@ -263,7 +282,7 @@ impl Walker<'_, '_> {
             selection,
             returning,
             output,
-            or: _,
+            or,
             order_by,
             limit,
             settings,
@@ -276,6 +295,10 @@ impl Walker<'_, '_> {
                 "ON CLUSTER, OUTPUT or SETTINGS",
                 location,
             ));
+        }
+        if matches!(or, Some(SqliteOnConflict::Replace)) {
+            // SQLite's UPDATE OR REPLACE deletes the rows its new values conflict with.
+            found.class = QueryClass::MutationDelete;
         }
         let target = self.single_target(table, writes, found, location)?;
         let mut scope = Scope::child(parent);
@@ -378,6 +401,7 @@ impl Walker<'_, '_> {
             &scope,
             1,
         )?;
+        no_alias_of_target(&target, &sources, location)?;
         scope.sources.extend(sources);
         self.exprs(on.as_ref(), &scope)?;
         found.has_where = true;
@@ -519,7 +543,8 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// FROM / USING items of UPDATE / DELETE, read as a SELECT's FROM items.
+    /// FROM / USING items of UPDATE / DELETE, read as a SELECT's FROM items. `scope` holds the
+    /// target first.
     fn read_sources(
         &mut self,
         items: &[TableWithJoins],
@@ -527,6 +552,9 @@ impl Walker<'_, '_> {
     ) -> Result<(), GuardError> {
         for item in items {
             let sources = self.table_with_joins(item, scope, 1)?;
+            if let Some(target) = scope.sources.first() {
+                no_alias_of_target(target, &sources, span_location(item.relation.span()))?;
+            }
             scope.sources.extend(sources);
         }
         Ok(())
@@ -654,6 +682,29 @@ impl Walker<'_, '_> {
     }
 }
 
+/// Refuses a FROM / USING / MERGE source whose alias is the target's name (or alias). SQL Server
+/// reads `UPDATE orders ... FROM customer AS orders` as an update of `customer`, the table behind
+/// the alias; PostgreSQL rejects it. Either way the statement would not modify what was checked.
+fn no_alias_of_target(
+    target: &Source,
+    sources: &[Source],
+    location: Option<Location>,
+) -> Result<(), GuardError> {
+    let target_name = match (&target.alias, &target.kind) {
+        (Some(alias), _) => alias.clone(),
+        (None, SourceKind::Table(t)) => t.parts.last().cloned().unwrap_or_default(),
+        (None, SourceKind::Derived(_)) => return Ok(()),
+    };
+    match sources
+        .iter()
+        .filter_map(|s| s.alias.as_deref())
+        .find(|alias| *alias == target_name)
+    {
+        Some(alias) => Err(refuse::alias_of_target(alias, location)),
+        None => Ok(()),
+    }
+}
+
 /// The base table behind the target source.
 fn target_table(target: &Source) -> Option<&ResolvedTable> {
     match &target.kind {
@@ -676,4 +727,145 @@ fn names_a_column(condition: &Expr) -> bool {
         }
     }
     condition.visit(&mut Finder).is_break()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::guard;
+    use crate::Guard;
+
+    /// `customer.email` / `customer.phone` protected, `employee` denied; `orders` and
+    /// `customer` writable, both classes.
+    const WRITES: &str = r#"{"tables": {"deny": ["employee"]},
+        "columns": {"deny": ["customer.email", "customer.phone"]},
+        "writes": {"tables": ["orders", "customer"],
+                   "classes": ["mutation_create", "mutation_delete"]}}"#;
+
+    fn code(guard: &Guard, sql: &str) -> Option<String> {
+        guard
+            .check_mutation(sql)
+            .err()
+            .map(|r| r.error.code.as_str().to_string())
+    }
+
+    #[test]
+    fn the_target_is_in_scope_under_its_alias_only() {
+        let g = guard(WRITES, "postgres");
+        // `c` names the target: `c.email` is the protected column, in every clause.
+        for sql in [
+            "UPDATE customer AS c SET first_name = 'x' WHERE c.email = ''",
+            "DELETE FROM customer c WHERE c.phone IS NULL",
+            "UPDATE customer c SET first_name = 'x' WHERE c.customer_id = 1 RETURNING c.email",
+        ] {
+            assert_eq!(
+                code(&g, sql).as_deref(),
+                Some("column_not_allowed"),
+                "{sql}"
+            );
+        }
+        // An alias that reuses another table's name still names the target: `orders.email` here
+        // is the target's column, not `orders`'s, and `orders` has no protected columns.
+        assert_eq!(
+            code(
+                &g,
+                "UPDATE orders AS customer SET status = 'x' WHERE customer.email = ''"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn excluded_is_the_target_row_and_keeps_its_protected_columns() {
+        let g = guard(WRITES, "postgres");
+        let upsert = "INSERT INTO customer (customer_id, first_name) VALUES (1, 'a') \
+                      ON CONFLICT (customer_id) DO UPDATE SET first_name = ";
+        assert_eq!(code(&g, &format!("{upsert}excluded.first_name")), None);
+        assert_eq!(
+            code(&g, &format!("{upsert}excluded.email")).as_deref(),
+            Some("column_not_allowed")
+        );
+        let g = guard(WRITES, "sqlite");
+        assert_eq!(
+            code(&g, &format!("{upsert}excluded.phone")).as_deref(),
+            Some("column_not_allowed")
+        );
+    }
+
+    #[test]
+    fn a_where_bounds_only_when_it_names_a_column() {
+        let g = guard(WRITES, "postgres");
+        for bounded in [
+            "DELETE FROM orders WHERE id = 1",
+            "DELETE FROM orders WHERE status IN ('a', 'b')",
+            "DELETE FROM orders o WHERE EXISTS (SELECT 1 FROM customer c WHERE c.customer_id = o.id)",
+        ] {
+            assert_eq!(code(&g, bounded), None, "{bounded}");
+        }
+        for unbounded in [
+            "DELETE FROM orders WHERE 2 > 1",
+            "DELETE FROM orders WHERE NULL IS NULL",
+            "DELETE FROM orders WHERE (SELECT 1) = 1",
+        ] {
+            assert_eq!(
+                code(&g, unbounded).as_deref(),
+                Some("unbounded_mutation"),
+                "{unbounded}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_source_may_not_take_the_targets_name() {
+        let g = guard(WRITES, "mssql");
+        for sql in [
+            "UPDATE orders SET status = 'x' FROM product AS orders WHERE orders.id = 1",
+            "UPDATE customer SET first_name = 'x' FROM orders o JOIN product customer ON o.id = customer.id WHERE o.id = 1",
+        ] {
+            assert_eq!(code(&g, sql).as_deref(), Some("unsupported_syntax"), "{sql}");
+        }
+        let g = guard(WRITES, "postgres");
+        assert_eq!(
+            code(
+                &g,
+                "DELETE FROM orders o USING customer AS o WHERE o.id = 1"
+            )
+            .as_deref(),
+            Some("unsupported_syntax")
+        );
+        assert_eq!(
+            code(&g, "MERGE INTO orders USING customer AS orders ON orders.id = 1 WHEN MATCHED THEN DELETE")
+                .as_deref(),
+            Some("unsupported_syntax")
+        );
+        // A self-join under another alias is fine.
+        assert_eq!(
+            code(
+                &g,
+                "UPDATE orders SET status = o2.status FROM orders o2 WHERE o2.id = orders.id + 1"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn what_is_written_is_reported() {
+        let g = guard(WRITES, "postgres");
+        let approved = g
+            .check_mutation(
+                "INSERT INTO orders (id, status) SELECT customer_id, first_name FROM customer \
+                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, note = 'x'",
+            )
+            .expect("allowed");
+        assert_eq!(approved.target, "orders");
+        assert_eq!(approved.columns_written, ["id", "note", "status"]);
+        assert_eq!(approved.tables_read, ["customer"]);
+        assert!(!approved.has_where);
+        // A table the statement both reads and writes is read through the read checks.
+        let approved = g
+            .check_mutation(
+                "DELETE FROM orders WHERE id IN (SELECT id FROM orders WHERE status = 'x')",
+            )
+            .expect("allowed");
+        assert_eq!(approved.tables_read, ["orders"]);
+    }
 }

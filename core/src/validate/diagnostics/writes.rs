@@ -41,6 +41,17 @@ pub(in crate::validate) fn several_targets(location: Option<Location>) -> GuardE
     )
 }
 
+/// A FROM / USING / MERGE source aliased with the target's name: engines differ on which table
+/// the statement then modifies.
+pub(in crate::validate) fn alias_of_target(alias: &str, location: Option<Location>) -> GuardError {
+    refusal(
+        ErrorCode::UnsupportedSyntax,
+        format!("a FROM item is aliased `{alias}`, the name of the table being modified"),
+        "give the other table an alias that differs from the target's name",
+        location,
+    )
+}
+
 /// A target the catalog marks as a view.
 pub(in crate::validate) fn view_as_target(
     name: &ObjectName,
