@@ -21,6 +21,10 @@
 //! where fsync is free, like the default stderr sink); one extra measurement shows the cost of
 //! an fsynced `--audit-file` on the temp directory's disk.
 //!
+//! Mutation: the added latency of a previewed, auto-approved (`full_access`) `run_mutation` over
+//! the same UPDATE sent directly with tokio-postgres (`bench/mutation.rs`; `--mutation-only` runs
+//! just that part).
+//!
 //! Throughput: 1, 8 and 32 concurrent HTTP clients (one session each) for a fixed time, and the
 //! same concurrency directly with tokio-postgres (one connection per client).
 
@@ -42,6 +46,8 @@ use sqlgate_mcp::engine::{Engine, EngineConfig};
 use sqlgate_mcp::http::{serve_http, HttpOptions};
 use sqlgate_mcp::tools::SqlGateServer;
 use tokio_util::sync::CancellationToken;
+
+mod mutation;
 
 // The allocator the shipped sqlgate-mcp binary uses (src/main.rs).
 #[global_allocator]
@@ -72,6 +78,7 @@ const POLICY_MAX_ROWS: u64 = 1000;
 const POOL_SIZE: usize = 8;
 
 struct Args {
+    mutation_only: bool,
     iterations: usize,
     seconds: f64,
     url: String,
@@ -80,11 +87,13 @@ struct Args {
 fn args() -> Result<Args, Error> {
     let mut iterations = 1000;
     let mut seconds = 5.0;
+    let mut mutation_only = false;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--iterations" => iterations = it.next().ok_or("--iterations N")?.parse()?,
             "--seconds" => seconds = it.next().ok_or("--seconds S")?.parse()?,
+            "--mutation-only" => mutation_only = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -97,6 +106,7 @@ fn args() -> Result<Args, Error> {
             "set SQLGATE_CHINOOK_URL (or SQLGATE_BENCH_URL) to a PostgreSQL database loaded with Chinook"
         })?;
     Ok(Args {
+        mutation_only,
         iterations,
         seconds,
         url,
@@ -156,6 +166,8 @@ async fn engine(url: &str) -> Result<Arc<Engine>, Error> {
             },
             max_result_bytes: 1 << 20,
             statement_timeout: Duration::from_secs(10),
+            mode: sqlgate_mcp::mode::Mode::ReadOnly,
+            approval_timeout: Duration::from_secs(60),
         },
     )
     .await?;
@@ -292,6 +304,9 @@ async fn main() {
 
 async fn run() -> Result<(), Error> {
     let args = args()?;
+    if args.mutation_only {
+        return mutation::report(&args.url, args.iterations).await;
+    }
     let engine = engine(&args.url).await?;
     let guard = engine.guard();
     let cap = Some(POLICY_MAX_ROWS + 1);
@@ -512,5 +527,5 @@ async fn run() -> Result<(), Error> {
         );
     }
     shutdown.cancel();
-    Ok(())
+    mutation::report(&args.url, args.iterations).await
 }

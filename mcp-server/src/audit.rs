@@ -12,15 +12,26 @@ use sqlgate::QueryClass;
 use crate::tool_error::ToolCode;
 
 /// What became of a tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
-    /// The call succeeded (for `validate_query`: the query was allowed).
+    /// The call succeeded (for `validate_query`: the query was allowed; for `run_mutation`:
+    /// committed without asking, as the mode says).
     Allow,
-    /// The guard refused the request.
+    /// The guard (or the preview's bound) refused the request.
     Refuse,
     /// The database (or reading the catalog) failed.
     Error,
+    /// `run_mutation`: the user approved; committed (or stopped at a preview mismatch).
+    NeedsApprovalAccepted,
+    /// `run_mutation`: the user declined; nothing committed.
+    NeedsApprovalDeclined,
+    /// `run_mutation`: the user cancelled or did not answer in time; nothing committed.
+    NeedsApprovalCancelled,
+    /// `run_mutation`: the client cannot ask the user; nothing committed.
+    NeedsApprovalUnavailable,
 }
 
 /// One audit record.
@@ -48,6 +59,12 @@ pub struct AuditRecord {
     pub table: Option<String>,
     /// Rows returned.
     pub row_count: Option<usize>,
+    /// `run_mutation`: rows the rolled-back preview touched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_rows: Option<u64>,
+    /// `run_mutation`: rows the committed statement touched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committed_rows: Option<u64>,
     /// Duration in milliseconds.
     pub duration_ms: f64,
 }
@@ -67,6 +84,8 @@ impl AuditRecord {
             executed_sql: None,
             table: None,
             row_count: None,
+            preview_rows: None,
+            committed_rows: None,
             duration_ms: 0.0,
         }
     }

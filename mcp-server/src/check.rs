@@ -5,7 +5,8 @@ use std::io::{BufRead, Read, Write};
 
 use serde_json::Value;
 use sqlgate::{
-    Dialect, ErrorCode, Guard, GuardError, Policy, QueryClass, Rejection, Stage, Verdict,
+    Dialect, ErrorCode, Guard, GuardError, MutationVerdict, Policy, QueryClass, Rejection, Stage,
+    Verdict,
 };
 
 use crate::cli::{CheckArgs, SchemaKind};
@@ -61,10 +62,16 @@ fn try_check(args: &CheckArgs) -> Result<i32, ConfigError> {
             }
         }
     };
-    let verdict = guard.verdict(&sql);
+    let (json, allowed) = if args.mutation {
+        let v = guard.mutation_verdict(&sql);
+        (v.to_json(), v.allowed)
+    } else {
+        let v = guard.verdict(&sql);
+        (v.to_json(), v.allowed)
+    };
     let mut out = stdout.lock();
-    writeln!(out, "{}", verdict.to_json()).map_err(|e| ConfigError(format!("I/O error: {e}")))?;
-    Ok(if verdict.allowed {
+    writeln!(out, "{json}").map_err(|e| ConfigError(format!("I/O error: {e}")))?;
+    Ok(if allowed {
         exit::SUCCESS
     } else {
         exit::REFUSED
@@ -156,6 +163,7 @@ pub fn run_schema(which: SchemaKind) -> i32 {
     let schema = match which {
         SchemaKind::Policy => Policy::json_schema(),
         SchemaKind::Verdict => Verdict::json_schema(),
+        SchemaKind::MutationVerdict => MutationVerdict::json_schema(),
     };
     match serde_json::to_string_pretty(&schema) {
         Ok(s) => {

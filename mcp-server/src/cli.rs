@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config;
+use crate::mode::Mode;
 
 /// sqlgate's command line and MCP server: a read-only SQL guard for AI agents.
 #[derive(Debug, Parser)]
@@ -40,6 +41,8 @@ pub enum SchemaKind {
     Policy,
     /// The verdict.
     Verdict,
+    /// The verdict of `check --mutation`.
+    MutationVerdict,
 }
 
 /// A row cap given on the command line: a number or `none`.
@@ -98,6 +101,10 @@ pub struct CheckArgs {
     /// Read one JSON object per stdin line (`{"sql", "id"?, "dialect"?}`), write one verdict per line.
     #[arg(long, conflicts_with = "sql")]
     pub jsonl: bool,
+    /// Check a mutation (INSERT / UPDATE / DELETE / MERGE) against the policy's `writes` rules and
+    /// print the mutation verdict.
+    #[arg(long, conflicts_with = "jsonl")]
+    pub mutation: bool,
     /// The SQL to check; all of stdin when absent.
     pub sql: Option<String>,
 }
@@ -120,6 +127,13 @@ pub struct ServeArgs {
     /// Per-query timeout with a unit, e.g. `10s`, `500ms`, `2m`.
     #[arg(long, value_parser = config::parse_duration)]
     pub statement_timeout: Option<Duration>,
+    /// Write mode: read_only (default), safe (every mutation approved by the user), delete_safe
+    /// (deletes approved), full_access (no approval). Write modes need a policy with `writes`.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// How long to wait for the user's approval of a mutation, with a unit; default 5m.
+    #[arg(long, value_parser = config::parse_duration)]
+    pub approval_timeout: Option<Duration>,
     /// Result size cap in bytes (JSON of the rows); default 1 MiB.
     #[arg(long)]
     pub max_result_bytes: Option<usize>,

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use sqlgate::{Dialect, Policy};
 
 use crate::cli::{PolicyArgs, ServeArgs};
+use crate::mode::Mode;
 
 /// Default result size cap: 1 MiB.
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 1024 * 1024;
@@ -15,6 +16,8 @@ pub const DEFAULT_MAX_RESULT_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Default statement timeout.
 pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default wait for the user's approval of a mutation.
+pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 /// Default PostgreSQL pool size.
 pub const DEFAULT_POOL_SIZE: usize = 8;
 
@@ -140,6 +143,11 @@ pub struct FileConfig {
     pub statement_timeout: Option<Duration>,
     /// Row cap (`max_rows` of the policy); use the policy's `max_rows` for `null`.
     pub max_rows: Option<u64>,
+    /// Write mode (`read_only` when absent).
+    pub mode: Option<Mode>,
+    /// Wait for a mutation's approval, with a unit, e.g. `"5m"`.
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub approval_timeout: Option<Duration>,
     /// Result size cap in bytes.
     pub max_result_bytes: Option<usize>,
     /// Pool size.
@@ -186,6 +194,10 @@ pub struct ServeConfig {
     pub file_max_rows: Option<u64>,
     /// Per-query timeout.
     pub statement_timeout: Duration,
+    /// Write mode.
+    pub mode: Mode,
+    /// Wait for a mutation's approval.
+    pub approval_timeout: Duration,
     /// Result size cap.
     pub max_result_bytes: usize,
     /// Pool size.
@@ -268,6 +280,11 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         policy_args: args.policy.clone(),
         file_max_rows: file.max_rows,
         statement_timeout,
+        mode: args.mode.or(file.mode).unwrap_or_default(),
+        approval_timeout: args
+            .approval_timeout
+            .or(file.approval_timeout)
+            .unwrap_or(DEFAULT_APPROVAL_TIMEOUT),
         max_result_bytes: args
             .max_result_bytes
             .or(file.max_result_bytes)
@@ -353,6 +370,14 @@ mod tests {
             Some(Duration::from_millis(1500))
         );
         assert_eq!(read("").ok().map(|c| c.statement_timeout), Some(None));
+        let ok = read("mode = \"delete_safe\"\napproval_timeout = \"90s\"").ok();
+        assert_eq!(ok.as_ref().and_then(|c| c.mode), Some(Mode::DeleteSafe));
+        assert_eq!(
+            ok.and_then(|c| c.approval_timeout),
+            Some(Duration::from_secs(90))
+        );
+        assert!(read("approval_timeout = 90").is_err());
+        assert!(read("mode = \"yolo\"").is_err());
         for bare in ["statement_timeout = 1500", "statement_timeout = \"1500\""] {
             let e = read(bare).err().unwrap_or_default();
             assert!(e.contains(DURATION_HINT), "{bare}: {e}");

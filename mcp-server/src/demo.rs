@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rusqlite::{params, Connection};
-use sqlgate::{ColumnRules, Dialect, Policy, QueryClass};
+use sqlgate::{ColumnRules, Dialect, Policy, QueryClass, WriteRules};
 
+use crate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
 use crate::engine::{Engine, EngineConfig};
@@ -174,19 +175,32 @@ pub fn demo_policy() -> Policy {
         columns: ColumnRules {
             deny: vec!["customers.email".into(), "customers.phone".into()],
         },
+        // Used only in a write mode (`serve --demo --mode safe`); reads are the same without it.
+        writes: Some(WriteRules::new(
+            &["orders", "order_lines"],
+            &[QueryClass::MutationCreate, QueryClass::MutationDelete],
+        )),
         ..Policy::for_dialect(Dialect::Sqlite)
     }
 }
 
-/// Creates the sample database in a temporary directory and opens it read-only.
-pub fn demo_backend() -> Result<Backend, String> {
+/// Creates the sample database in a temporary directory and opens it, read-only unless `writes`
+/// (a write mode changes only this temporary copy, whose path goes to stderr).
+pub fn demo_backend(writes: bool) -> Result<Backend, String> {
     let dir = tempfile::Builder::new()
         .prefix("sqlgate-demo-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let path = dir.path().join("shop.db");
     create_sample_db(&path).map_err(|e| format!("cannot create the sample database: {e}"))?;
-    let backend = SqliteBackend::open_owned(&path, Arc::new(dir)).map_err(|e| e.to_string())?;
+    let mut backend = SqliteBackend::open_owned(&path, Arc::new(dir)).map_err(|e| e.to_string())?;
+    if writes {
+        eprintln!(
+            "sqlgate-mcp: the demo's mutations change a temporary copy: {}",
+            path.display()
+        );
+        backend = backend.allow_writes();
+    }
     Ok(Backend::Sqlite(backend))
 }
 
@@ -271,13 +285,15 @@ async fn demo() -> Result<(), String> {
     let st = Style {
         color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let backend = demo_backend()?;
+    let backend = demo_backend(false)?;
     let engine = Engine::new(
         backend,
         EngineConfig {
             policy: demo_policy(),
             max_result_bytes: crate::config::DEFAULT_MAX_RESULT_BYTES,
             statement_timeout: crate::config::DEFAULT_STATEMENT_TIMEOUT,
+            mode: crate::mode::Mode::ReadOnly,
+            approval_timeout: crate::config::DEFAULT_APPROVAL_TIMEOUT,
         },
     )
     .await?;
@@ -333,21 +349,10 @@ async fn demo() -> Result<(), String> {
                     ))
                 );
             }
-            Err(e) => {
-                let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
-                println!(
-                    "   {} {} (query_class: {class}, stage: {})",
-                    st.bad("REFUSED"),
-                    e.code,
-                    e.stage
-                );
-                println!("   {}", e.message);
-                if let Some(h) = &e.hint {
-                    println!("   hint: {h}");
-                }
-            }
+            Err(e) => print_refusal(&st, &e),
         }
     }
+    write_scenes(&st, SCENARIOS.len() + 1).await?;
     println!();
     println!(
         "{}",
@@ -359,6 +364,89 @@ async fn demo() -> Result<(), String> {
         st.dim("(Claude Code: claude mcp add sqlgate-demo -- sqlgate-mcp serve --demo)")
     );
     Ok(())
+}
+
+/// The mutations the demo plays in `safe` mode: (what the agent wants, the SQL it sends).
+pub const WRITE_SCENARIOS: [(&str, &str); 2] = [
+    (
+        "An UPDATE without WHERE (every order at once)",
+        "UPDATE orders SET status = 'cancelled'",
+    ),
+    (
+        "Cancel one order: previewed, approved by the user, committed",
+        "UPDATE orders SET status = 'cancelled' WHERE id = 7",
+    ),
+];
+
+/// The write scenes: a `safe`-mode engine on a fresh temporary copy; the user's approval is
+/// played (accepted) and its message shown.
+async fn write_scenes(st: &Style, first: usize) -> Result<(), String> {
+    let mut config =
+        EngineConfig::read_only(demo_policy(), crate::config::DEFAULT_STATEMENT_TIMEOUT);
+    config.mode = crate::mode::Mode::Safe;
+    let engine = Engine::new(demo_backend(true)?, config).await?;
+    println!();
+    println!(
+        "{}",
+        st.dim("Now in --mode safe: run_mutation may modify orders and order_lines; every mutation is previewed (run, counted, rolled back) and needs the user's approval.")
+    );
+    for (i, (what, sql)) in WRITE_SCENARIOS.iter().enumerate() {
+        println!();
+        println!("{}", st.head(&format!("{}. {what}", first + i)));
+        println!("   agent sends to run_mutation: {sql}");
+        let approve = |r: ApprovalRequest| {
+            println!("   {} {}", st.ok("PREVIEW"), preview_line(r.preview_rows));
+            println!("   {}", st.dim("the user is asked (MCP elicitation):"));
+            for line in r.message().lines() {
+                println!("   {}", st.dim(&format!("| {line}")));
+            }
+            println!("   {} (played by the demo)", st.ok("the user APPROVES"));
+            std::future::ready(ApprovalAnswer::Accepted)
+        };
+        match engine.run_mutation(sql, approve).await.0 {
+            Ok(out) => println!(
+                "   {} {} changed; executed: {}",
+                st.ok("COMMITTED"),
+                preview_line(out.affected_rows).replace(" would change", ""),
+                out.executed_sql
+            ),
+            Err(e) => print_refusal(st, &e),
+        }
+    }
+    let (check, _) = engine
+        .run_query("SELECT id, status FROM orders WHERE id = 7")
+        .await;
+    if let Ok(out) = check {
+        let status = out.rows.first().and_then(|r| r.get("status"));
+        let status = status.and_then(|v| v.as_str()).unwrap_or_default();
+        println!(
+            "   {}",
+            st.dim(&format!("order 7 now reads: status = {status}"))
+        );
+    }
+    Ok(())
+}
+
+fn preview_line(rows: u64) -> String {
+    if rows == 1 {
+        "1 row would change".to_string()
+    } else {
+        format!("{rows} rows would change")
+    }
+}
+
+fn print_refusal(st: &Style, e: &crate::tool_error::ToolError) {
+    let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
+    println!(
+        "   {} {} (query_class: {class}, stage: {})",
+        st.bad("REFUSED"),
+        e.code,
+        e.stage
+    );
+    println!("   {}", e.message);
+    if let Some(h) = &e.hint {
+        println!("   hint: {h}");
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,9 @@ use sqlgate::{Guard, Policy, QueryClass, Verdict};
 
 use crate::backend::{to_catalog, Backend, QueryLimits, ResultColumn, TableDetail};
 use crate::hints;
+use crate::mode::Mode;
 use crate::tool_error::ToolError;
+use crate::writable::writable_tables;
 
 /// One table in `list_tables`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -77,11 +79,29 @@ pub struct EngineConfig {
     pub max_result_bytes: usize,
     /// Statement timeout.
     pub statement_timeout: Duration,
+    /// Write mode (`run_mutation` and who approves).
+    pub mode: Mode,
+    /// How long `run_mutation` waits for the user's approval.
+    pub approval_timeout: Duration,
+}
+
+impl EngineConfig {
+    /// Read-only settings: `policy`, `timeout` per statement, 1 MiB results.
+    pub fn read_only(policy: Policy, timeout: Duration) -> Self {
+        EngineConfig {
+            policy,
+            max_result_bytes: crate::config::DEFAULT_MAX_RESULT_BYTES,
+            statement_timeout: timeout,
+            mode: Mode::ReadOnly,
+            approval_timeout: crate::config::DEFAULT_APPROVAL_TIMEOUT,
+        }
+    }
 }
 
 struct Snapshot {
     guard: Arc<Guard>,
     tables: Arc<Vec<TableDetail>>,
+    writable: Arc<Vec<String>>,
 }
 
 /// Backend + guard + catalog.
@@ -175,6 +195,39 @@ impl Engine {
         &self.backend
     }
 
+    /// The write mode.
+    pub fn mode(&self) -> Mode {
+        self.config.mode
+    }
+
+    /// How long `run_mutation` waits for an approval.
+    pub fn approval_timeout(&self) -> Duration {
+        self.config.approval_timeout
+    }
+
+    /// The policy (without catalog).
+    pub fn policy(&self) -> &Policy {
+        &self.config.policy
+    }
+
+    /// The statement timeout.
+    pub fn statement_timeout(&self) -> Duration {
+        self.config.statement_timeout
+    }
+
+    /// The cap on the JSON size of returned rows.
+    pub fn max_result_bytes(&self) -> usize {
+        self.config.max_result_bytes
+    }
+
+    /// Tables a mutation may modify (qualified names), empty in `read_only` mode.
+    pub fn writable_tables(&self) -> Arc<Vec<String>> {
+        if !self.config.mode.writes() {
+            return Arc::new(Vec::new());
+        }
+        self.snapshot().writable.clone()
+    }
+
     /// The row cap returned to callers.
     pub fn row_cap(&self) -> Option<u64> {
         self.config.policy.max_rows
@@ -256,8 +309,10 @@ impl Engine {
     /// helps (see [`hints`]).
     pub fn validate(&self, sql: &str) -> Verdict {
         let mut verdict = self.guard().verdict(sql);
+        let writes = self.config.mode.writes();
         if let Some(e) = verdict.error.as_mut() {
-            e.hint = hints::with_tool(e.code, e.hint.as_deref());
+            let hint = hints::with_tool(e.code, e.hint.as_deref());
+            e.hint = hints::for_run_query(verdict.query_class, writes, hint.as_deref());
         }
         verdict
     }
@@ -272,7 +327,10 @@ impl Engine {
             Ok(a) => a,
             Err(r) => {
                 trace.query_class = Some(r.query_class);
-                return (Err(ToolError::from_rejection(&r)), trace);
+                let mut e = ToolError::from_rejection(&r);
+                let writes = self.config.mode.writes();
+                e.hint = hints::for_run_query(r.query_class, writes, e.hint.as_deref());
+                return (Err(e), trace);
             }
         };
         trace.query_class = Some(approved.query_class);
@@ -309,6 +367,7 @@ fn build_snapshot(policy: &Policy, mut tables: Vec<TableDetail>) -> Result<Snaps
     let mut guard_policy = policy.clone();
     guard_policy.catalog = Some(to_catalog(&tables));
     let guard = Guard::new(guard_policy).map_err(|e| e.to_string())?;
+    let writable = writable_tables(&guard, &tables);
     tables.retain(|t| guard.table_allowed(&name_parts(t)));
     for t in tables.iter_mut() {
         let parts: Vec<String> = name_parts(t).iter().map(|p| p.to_string()).collect();
@@ -320,6 +379,7 @@ fn build_snapshot(policy: &Policy, mut tables: Vec<TableDetail>) -> Result<Snaps
     Ok(Snapshot {
         guard: Arc::new(guard),
         tables: Arc::new(tables),
+        writable: Arc::new(writable),
     })
 }
 

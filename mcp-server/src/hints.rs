@@ -1,7 +1,43 @@
 //! What the server adds to core's hints. Core's hints speak of tables and columns, for every
 //! caller; an agent of this server can ask its tools, so the refusals a tool helps to fix name it.
 
-use sqlgate::ErrorCode;
+use sqlgate::{ErrorCode, QueryClass};
+
+fn append(hint: Option<&str>, words: &str) -> String {
+    match hint {
+        None => words.to_string(),
+        Some(h) if h.ends_with(['?', '.', '!']) => format!("{h} {words}"),
+        Some(h) => format!("{h}; {words}"),
+    }
+}
+
+/// `run_query`'s hint for a refused mutation in a write mode: the tool for writes.
+pub fn for_run_query(class: QueryClass, writes: bool, hint: Option<&str>) -> Option<String> {
+    let is_mutation = matches!(
+        class,
+        QueryClass::MutationCreate | QueryClass::MutationDelete
+    );
+    if !writes || !is_mutation || hint.is_some_and(|h| h.contains("run_mutation")) {
+        return hint.map(str::to_string);
+    }
+    Some(append(
+        hint,
+        "run_query only reads: send one INSERT, UPDATE, DELETE or MERGE to run_mutation, which \
+         previews it and may ask the user to approve",
+    ))
+}
+
+/// `run_mutation`'s hint for a refusal: a read goes to `run_query`, unknown names to the tools
+/// that list them.
+pub fn for_run_mutation(class: QueryClass, hint: Option<&str>) -> Option<String> {
+    if class == QueryClass::Select {
+        return Some(append(
+            hint,
+            "run_mutation only writes: send reads to run_query",
+        ));
+    }
+    hint.map(str::to_string)
+}
 
 /// The tool that shows what a refused query should have named, and the words that point to it.
 fn pointer(code: ErrorCode) -> Option<(&'static str, &'static str)> {
@@ -48,6 +84,21 @@ mod tests {
             with_tool(ErrorCode::UnknownColumn, None).as_deref(),
             Some("call describe_table to see the table's columns")
         );
+    }
+
+    #[test]
+    fn writes_point_to_the_tool_for_writes_only_in_a_write_mode() {
+        let h = Some("only SELECT is allowed");
+        let write = for_run_query(QueryClass::MutationDelete, true, h).unwrap_or_default();
+        assert!(write.starts_with("only SELECT is allowed; ") && write.contains("run_mutation"));
+        assert_eq!(
+            for_run_query(QueryClass::MutationDelete, false, h).as_deref(),
+            h
+        );
+        assert_eq!(for_run_query(QueryClass::Ddl, true, h).as_deref(), h);
+        let read = for_run_mutation(QueryClass::Select, None).unwrap_or_default();
+        assert!(read.contains("run_query"));
+        assert_eq!(for_run_mutation(QueryClass::Ddl, h).as_deref(), h);
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::demo::{demo_backend, demo_policy};
 use crate::engine::{Engine, EngineConfig};
 use crate::exit;
 use crate::http::{serve_http, HttpOptions};
+use crate::mode::check_mode;
 use crate::tools::SqlGateServer;
 
 /// Runs `serve`; returns the exit code.
@@ -49,11 +50,17 @@ pub fn run_serve(args: &ServeArgs) -> i32 {
 /// Connects the configured backend and returns it with its default policy.
 pub async fn connect(cfg: &ServeConfig) -> Result<(Backend, Policy), String> {
     match &cfg.source {
-        Source::Demo => Ok((demo_backend()?, demo_policy())),
-        Source::Sqlite(path) => Ok((
-            Backend::Sqlite(SqliteBackend::open(path).map_err(|e| e.to_string())?),
-            Policy::for_dialect(sqlgate::Dialect::Sqlite),
-        )),
+        Source::Demo => Ok((demo_backend(cfg.mode.writes())?, demo_policy())),
+        Source::Sqlite(path) => {
+            let mut b = SqliteBackend::open(path).map_err(|e| e.to_string())?;
+            if cfg.mode.writes() {
+                b = b.allow_writes();
+            }
+            Ok((
+                Backend::Sqlite(b),
+                Policy::for_dialect(sqlgate::Dialect::Sqlite),
+            ))
+        }
         Source::Postgres(url) => {
             let pg = PgBackend::connect(
                 url,
@@ -77,6 +84,7 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
     let mut policy = cfg
         .final_policy(default_policy)
         .map_err(|e| e.to_string())?;
+    check_mode(cfg.mode, &policy, cfg.http.is_some() && cfg.stateless)?;
     if policy.dialect != backend.dialect() {
         eprintln!(
             "sqlgate-mcp: warning: policy dialect {} does not match the database; using {}",
@@ -85,18 +93,55 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
         );
         policy.dialect = backend.dialect();
     }
-    for w in backend.role_warnings() {
-        eprintln!("sqlgate-mcp: WARNING: {w}. Connect with a read-only role (or pass --require-read-only-role to refuse to start).");
+    if !cfg.mode.writes() {
+        for w in backend.role_warnings() {
+            eprintln!("sqlgate-mcp: WARNING: {w}. Connect with a read-only role (or pass --require-read-only-role to refuse to start).");
+        }
     }
-    Engine::new(
+    let engine = Engine::new(
         backend,
         EngineConfig {
             policy,
             max_result_bytes: cfg.max_result_bytes,
             statement_timeout: cfg.statement_timeout,
+            mode: cfg.mode,
+            approval_timeout: cfg.approval_timeout,
         },
     )
-    .await
+    .await?;
+    check_writes(&engine).await?;
+    Ok(engine)
+}
+
+/// In a write mode: say which tables run_mutation may modify; on PostgreSQL, refuse to start when
+/// the role cannot write them, and warn about what it may write beyond them.
+async fn check_writes(engine: &Engine) -> Result<(), String> {
+    let mode = engine.mode();
+    if !mode.writes() {
+        return Ok(());
+    }
+    let tables = engine.writable_tables();
+    eprintln!(
+        "sqlgate-mcp: mode {}: run_mutation may modify {}",
+        mode.as_str(),
+        if tables.is_empty() {
+            "no table (check `writes.tables`)".to_string()
+        } else {
+            tables.join(", ")
+        }
+    );
+    if let Backend::Postgres(pg) = engine.backend() {
+        let classes = engine
+            .policy()
+            .writes
+            .as_ref()
+            .map(|w| w.classes.clone())
+            .unwrap_or_default();
+        for w in pg.check_write_privileges(&tables, &classes).await? {
+            eprintln!("sqlgate-mcp: WARNING: {w}; sqlgate lets mutations modify only the tables above, but the operator should grant the role no more than that.");
+        }
+    }
+    Ok(())
 }
 
 async fn serve(cfg: ServeConfig) -> Result<(), String> {

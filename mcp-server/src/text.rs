@@ -5,6 +5,7 @@ use sqlgate::Verdict;
 
 use crate::backend::TableDetail;
 use crate::engine::{ListTablesOutput, RunQueryOutput};
+use crate::mutation::RunMutationOutput;
 use crate::tool_error::ToolError;
 
 fn cell(v: &Value) -> String {
@@ -50,6 +51,50 @@ pub fn run_query(out: &RunQueryOutput) -> String {
         out.executed_sql
     ));
     s
+}
+
+/// `run_mutation`'s result: the count, the decision, the RETURNING rows, the SQL.
+pub fn run_mutation(out: &RunMutationOutput) -> String {
+    let rows = if out.affected_rows == 1 {
+        "row"
+    } else {
+        "rows"
+    };
+    let mut s = format!(
+        "Committed: {} {rows} changed in {} ({}, decision {}) in {:.1} ms.\nExecuted: {}",
+        out.affected_rows,
+        out.target,
+        out.query_class.as_str(),
+        serde_json::to_value(out.decision)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        out.duration_ms,
+        out.executed_sql
+    );
+    if let Some(first) = out.returning.first() {
+        let names: Vec<&String> = first.keys().collect();
+        s.push_str(&format!("\n\nReturning:\n| {} |\n", join(&names)));
+        for row in &out.returning {
+            let cells: Vec<String> = names
+                .iter()
+                .map(|n| row.get(*n).map(cell).unwrap_or_default())
+                .collect();
+            s.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        if out.returning_truncated {
+            s.push_str("(more rows returned than shown)\n");
+        }
+    }
+    s
+}
+
+fn join(names: &[&String]) -> String {
+    names
+        .iter()
+        .map(|n| n.as_str())
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// `list_tables` as one line per table.

@@ -10,7 +10,47 @@ use sqlgate::{ErrorCode, GuardError, Location, QueryClass, Rejection};
 use crate::backend::{DbError, DbErrorCode};
 use crate::hints;
 
-/// A tool error's code: one of core's error codes, or a database code.
+/// Codes of `run_mutation`'s own refusals: the preview's bound, the approval, the commit.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum MutationCode {
+    /// The preview touched more rows than the policy's `writes.max_affected_rows`.
+    TooManyRows,
+    /// The commit touched another number of rows than the preview (the data changed in
+    /// between); rolled back.
+    PreviewMismatch,
+    /// The user declined the mutation.
+    ApprovalDeclined,
+    /// The user cancelled the approval, or did not answer before the approval timeout.
+    ApprovalCancelled,
+    /// The client cannot ask the user (it did not announce elicitation).
+    ApprovalUnavailable,
+}
+
+impl MutationCode {
+    /// Every code.
+    pub const ALL: &'static [MutationCode] = <MutationCode as strum::VariantArray>::VARIANTS;
+
+    /// The stable snake_case string (the serde name).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// A tool error's code: one of core's error codes, a database code, or a mutation code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ToolCode {
@@ -18,6 +58,8 @@ pub enum ToolCode {
     Guard(ErrorCode),
     /// The database failed the approved SQL.
     Database(DbErrorCode),
+    /// `run_mutation` stopped at its preview, approval or commit.
+    Mutation(MutationCode),
 }
 
 impl ToolCode {
@@ -26,6 +68,7 @@ impl ToolCode {
         match self {
             ToolCode::Guard(c) => c.as_str(),
             ToolCode::Database(c) => c.as_str(),
+            ToolCode::Mutation(c) => c.as_str(),
         }
     }
 }
@@ -42,6 +85,12 @@ impl From<ErrorCode> for ToolCode {
     }
 }
 
+impl From<MutationCode> for ToolCode {
+    fn from(code: MutationCode) -> Self {
+        ToolCode::Mutation(code)
+    }
+}
+
 impl From<DbErrorCode> for ToolCode {
     fn from(code: DbErrorCode) -> Self {
         ToolCode::Database(code)
@@ -54,6 +103,12 @@ impl From<DbErrorCode> for ToolCode {
 pub enum Stage {
     /// The database ran (or tried to run) the approved SQL.
     Execute,
+    /// `run_mutation`'s rolled-back preview.
+    Preview,
+    /// `run_mutation` asking the user.
+    Approval,
+    /// `run_mutation`'s commit.
+    Commit,
     /// A stage of the guard (serialised as core's name).
     #[serde(untagged)]
     Guard(sqlgate::Stage),
@@ -64,6 +119,9 @@ impl Stage {
     pub fn as_str(self) -> &'static str {
         match self {
             Stage::Execute => "execute",
+            Stage::Preview => "preview",
+            Stage::Approval => "approval",
+            Stage::Commit => "commit",
             Stage::Guard(s) => s.as_str(),
         }
     }
@@ -160,6 +218,25 @@ impl ToolError {
         }
     }
 
+    /// A refusal of `run_mutation` after the guard approved it.
+    pub fn mutation(
+        code: MutationCode,
+        stage: Stage,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
+        ToolError {
+            code: code.into(),
+            stage,
+            message: message.into(),
+            retryable: code == MutationCode::PreviewMismatch,
+            hint: Some(hint.into()),
+            query_class: None,
+            location: None,
+            sqlstate: None,
+        }
+    }
+
     /// True when the database failed the query (after the guard approved it).
     pub fn is_database_error(&self) -> bool {
         self.stage == Stage::Execute
@@ -172,7 +249,12 @@ mod tests {
     use serde_json::{json, Value};
 
     fn every_stage() -> Vec<Stage> {
-        let mut all = vec![Stage::Execute];
+        let mut all = vec![
+            Stage::Execute,
+            Stage::Preview,
+            Stage::Approval,
+            Stage::Commit,
+        ];
         all.extend(sqlgate::Stage::ALL.iter().map(|s| Stage::Guard(*s)));
         all
     }
@@ -180,7 +262,8 @@ mod tests {
     fn every_code() -> Vec<ToolCode> {
         let guard = ErrorCode::ALL.iter().map(|c| ToolCode::Guard(*c));
         let db = DbErrorCode::ALL.iter().map(|c| ToolCode::Database(*c));
-        guard.chain(db).collect()
+        let mutation = MutationCode::ALL.iter().map(|c| ToolCode::Mutation(*c));
+        guard.chain(db).chain(mutation).collect()
     }
 
     #[test]

@@ -14,9 +14,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sqlgate::Verdict;
 
+use crate::approval::{self, ApprovalRequest};
 use crate::audit::{Audit, AuditRecord, Decision};
 use crate::backend::TableDetail;
 use crate::engine::{Engine, ListTablesOutput, RunQueryOutput};
+use crate::mutation::RunMutationOutput;
 use crate::text;
 use crate::tool_error::ToolError;
 
@@ -31,6 +33,13 @@ pub struct DescribeTableArgs {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SqlArgs {
     /// One read-only SQL query (SELECT / WITH ... SELECT / VALUES).
+    pub sql: String,
+}
+
+/// Arguments of `run_mutation`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct MutationArgs {
+    /// One INSERT, UPDATE, DELETE or MERGE on a writable table (see server_info / instructions).
     pub sql: String,
 }
 
@@ -73,8 +82,9 @@ pub fn instructions(engine: &Engine) -> String {
     if let Some(n) = engine.row_cap() {
         s.push_str(&format!(" Row cap: {n}."));
     }
+    s.push_str(&mode_instructions(engine));
     let warnings = engine.backend().role_warnings();
-    if !warnings.is_empty() {
+    if !engine.mode().writes() && !warnings.is_empty() {
         s.push_str(&format!(
             " WARNING: the database role can write ({}); sqlgate still refuses anything but reads, \
              but the operator should connect with a read-only role.",
@@ -82,6 +92,32 @@ pub fn instructions(engine: &Engine) -> String {
         ));
     }
     s
+}
+
+/// What the instructions say about the mode: which tables run_mutation may modify, and who
+/// approves.
+fn mode_instructions(engine: &Engine) -> String {
+    let mode = engine.mode();
+    if !mode.writes() {
+        return format!(" Mode: {} (reads only; no mutation tool).", mode.as_str());
+    }
+    let tables = engine.writable_tables();
+    let who = match mode {
+        crate::mode::Mode::Safe => "every mutation is previewed and needs the user's approval",
+        crate::mode::Mode::DeleteSafe => {
+            "every mutation is previewed; deletes need the user's approval"
+        }
+        _ => "every mutation is previewed and commits without approval",
+    };
+    format!(
+        " Mode: {} ({who}). run_mutation may modify: {}. run_query never writes.",
+        mode.as_str(),
+        if tables.is_empty() {
+            "no table".to_string()
+        } else {
+            tables.join(", ")
+        }
+    )
 }
 
 fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
@@ -96,11 +132,16 @@ impl SqlGateServer {
     /// A server over `engine`, auditing to `audit`.
     pub fn new(engine: Arc<Engine>, audit: Audit) -> Self {
         let instructions = Arc::new(instructions(&engine));
+        let mut tool_router = Self::tool_router();
+        // run_mutation exists only in a write mode: a read-only server does not list it.
+        if !engine.mode().writes() {
+            tool_router.remove_route("run_mutation");
+        }
         SqlGateServer {
             engine,
             audit,
             instructions,
-            tool_router: Self::tool_router(),
+            tool_router,
         }
     }
 
@@ -264,6 +305,46 @@ impl SqlGateServer {
             query_class: trace.query_class,
             executed_sql: trace.executed_sql,
             ..AuditRecord::new("run_query", decision)
+        };
+        self.audited(&ctx, rec, start, result).await
+    }
+
+    /// Previews, (when the mode asks) gets approved, and commits one mutation.
+    #[tool(
+        name = "run_mutation",
+        description = "Run one INSERT, UPDATE, DELETE or MERGE on a table the policy lets you modify. sqlgate checks it, runs it once in a transaction that is rolled back to count the rows it would change (refused above the policy's bound), asks the user to approve when the server's mode requires it, then runs it again and commits only if it changes the same number of rows. Returns affected_rows, returning (first rows of RETURNING), executed_sql, query_class, decision. A refusal returns isError with code, message and hint.",
+        annotations(
+            title = "Run mutation",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        ),
+        output_schema = schema_for_output::<RunMutationOutput>()
+    )]
+    pub async fn run_mutation(
+        &self,
+        Parameters(args): Parameters<MutationArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let start = Instant::now();
+        let peer = ctx.peer.clone();
+        let timeout = self.engine.approval_timeout();
+        let ask =
+            |request: ApprovalRequest| async move { approval::ask(&peer, &request, timeout).await };
+        let (outcome, trace) = self.engine.run_mutation(&args.sql, ask).await;
+        let (code, result) = match outcome {
+            Ok(out) => (None, success(&out, text::run_mutation(&out))),
+            Err(e) => (Some(e.code), failure(&e)),
+        };
+        let rec = AuditRecord {
+            code,
+            sql: Some(args.sql.clone()),
+            query_class: trace.query_class,
+            executed_sql: trace.executed_sql,
+            preview_rows: trace.preview_rows,
+            committed_rows: trace.committed_rows,
+            ..AuditRecord::new("run_mutation", trace.decision)
         };
         self.audited(&ctx, rec, start, result).await
     }

@@ -22,7 +22,7 @@ mod common;
 use common::{call, open_http, serve_in_process, start_http, structured};
 
 async fn engine() -> Arc<Engine> {
-    let backend = demo_backend().expect("demo backend");
+    let backend = demo_backend(false).expect("demo backend");
     Arc::new(
         Engine::new(
             backend,
@@ -30,6 +30,8 @@ async fn engine() -> Arc<Engine> {
                 policy: demo_policy(),
                 max_result_bytes: 1 << 20,
                 statement_timeout: Duration::from_secs(5),
+                mode: sqlgate_mcp::mode::Mode::ReadOnly,
+                approval_timeout: Duration::from_secs(60),
             },
         )
         .await

@@ -3,8 +3,10 @@
 //! A backend only executes SQL that core approved, introspects the schema, and maps database
 //! errors to stable codes. It never decides whether SQL may run.
 
+pub mod pg_write;
 pub mod postgres;
 pub mod sqlite;
+pub mod sqlite_write;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -331,9 +333,36 @@ impl Collector {
     }
 }
 
+/// What one execution of a mutation did.
+#[derive(Debug, Clone, Default)]
+pub struct MutationRun {
+    /// Rows the statement inserted, updated or deleted.
+    pub affected_rows: u64,
+    /// The first rows of its RETURNING list (capped by the limits), empty without one.
+    pub returning: QueryResult,
+    /// True when the transaction was committed (false: rolled back).
+    pub committed: bool,
+}
+
+/// When a mutation's transaction commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// Never: a preview, always rolled back.
+    Rollback,
+    /// Only when the statement touched exactly this many rows (the preview's count).
+    CommitIfAffected(u64),
+}
+
+impl Finish {
+    /// True when a run that touched `affected` rows commits.
+    pub fn commits(self, affected: u64) -> bool {
+        self == Finish::CommitIfAffected(affected)
+    }
+}
+
 /// A connected database.
 pub enum Backend {
-    /// SQLite, read-only.
+    /// SQLite (read-write only in a write mode).
     Sqlite(sqlite::SqliteBackend),
     /// PostgreSQL, pooled.
     Postgres(postgres::PgBackend),
@@ -353,6 +382,20 @@ impl Backend {
         match self {
             Backend::Sqlite(b) => b.execute(sql, limits).await,
             Backend::Postgres(b) => b.execute(sql, limits).await,
+        }
+    }
+
+    /// Executes an approved mutation in a read-write transaction under the limits' timeout,
+    /// counting the rows it touches, then commits or rolls back as `finish` says.
+    pub async fn mutate(
+        &self,
+        sql: &str,
+        limits: QueryLimits,
+        finish: Finish,
+    ) -> Result<MutationRun, DbError> {
+        match self {
+            Backend::Sqlite(b) => b.mutate(sql, limits, finish).await,
+            Backend::Postgres(b) => b.mutate(sql, limits, finish).await,
         }
     }
 

@@ -19,7 +19,7 @@ use crate::render::{render, RawValue};
 
 /// A pooled PostgreSQL database.
 pub struct PgBackend {
-    pool: Pool,
+    pub(crate) pool: Pool,
     warnings: Vec<String>,
 }
 
@@ -49,7 +49,7 @@ fn sslmode(url: &str) -> (String, TlsMode) {
     (url.to_string(), TlsMode::None)
 }
 
-fn slice_iter<'a>(
+pub(crate) fn slice_iter<'a>(
     s: &'a [&'a (dyn ToSql + Sync)],
 ) -> impl ExactSizeIterator<Item = &'a dyn ToSql> + 'a {
     s.iter().map(|s| *s as _)
@@ -96,7 +96,7 @@ pub fn map_err(e: &tokio_postgres::Error) -> DbError {
     )
 }
 
-fn pool_err(e: &deadpool_postgres::PoolError) -> DbError {
+pub(crate) fn pool_err(e: &deadpool_postgres::PoolError) -> DbError {
     match e {
         deadpool_postgres::PoolError::Backend(b) if b.as_db_error().is_some() => map_err(b),
         deadpool_postgres::PoolError::Timeout(_) => DbError::new(

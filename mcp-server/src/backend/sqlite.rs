@@ -16,7 +16,9 @@ use super::{
 
 /// A read-only SQLite database.
 pub struct SqliteBackend {
-    path: PathBuf,
+    pub(crate) path: PathBuf,
+    /// Opened for writes (a write mode): `mutate` may open read-write connections.
+    pub(crate) writable: bool,
     /// Keeps a temporary database (the demo) alive as long as the backend.
     _keep: Option<Arc<dyn Send + Sync>>,
 }
@@ -26,6 +28,7 @@ impl SqliteBackend {
     pub fn open(path: &Path) -> Result<Self, DbError> {
         let backend = SqliteBackend {
             path: path.to_path_buf(),
+            writable: false,
             _keep: None,
         };
         backend.connect()?;
@@ -37,6 +40,17 @@ impl SqliteBackend {
         let mut b = SqliteBackend::open(path)?;
         b._keep = Some(keep);
         Ok(b)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Lets `mutate` open read-write connections (only a write mode calls this).
+    pub fn allow_writes(mut self) -> Self {
+        self.writable = true;
+        self
     }
 
     fn connect(&self) -> Result<Connection, DbError> {
@@ -92,7 +106,7 @@ pub fn connect_read_only(path: &Path) -> Result<Connection, DbError> {
     Ok(conn)
 }
 
-fn map_err(e: rusqlite::Error) -> DbError {
+pub(crate) fn map_err(e: rusqlite::Error) -> DbError {
     if let rusqlite::Error::SqliteFailure(f, _) = &e {
         match f.code {
             rusqlite::ErrorCode::OperationInterrupted => {
@@ -115,7 +129,7 @@ fn map_err(e: rusqlite::Error) -> DbError {
     DbError::new(DbErrorCode::DatabaseError, e.to_string())
 }
 
-fn value_of(v: ValueRef<'_>) -> Value {
+pub(crate) fn value_of(v: ValueRef<'_>) -> Value {
     match v {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::from(i),

@@ -1,0 +1,191 @@
+//! PostgreSQL writes: an approved mutation runs through the extended protocol (prepare + bind,
+//! never the simple-query protocol) in `BEGIN READ WRITE` with `SET LOCAL statement_timeout`,
+//! counting the rows it touches; and the startup check of what the role may write.
+
+use std::time::Duration;
+
+use futures::{pin_mut, TryStreamExt};
+use tokio_postgres::NoTls;
+
+use super::postgres::{map_err, pool_err, slice_iter, PgBackend};
+use super::{Collector, DbError, DbErrorCode, Finish, MutationRun, QueryLimits};
+use crate::render::{render, RawValue};
+
+/// Privileges a mutation class needs on its target.
+pub fn privileges_for(class: sqlgate::QueryClass) -> &'static [&'static str] {
+    match class {
+        sqlgate::QueryClass::MutationCreate => &["INSERT", "UPDATE"],
+        sqlgate::QueryClass::MutationDelete => &["DELETE"],
+        _ => &[],
+    }
+}
+
+/// Runs the prepared statement, keeping the first rows of a RETURNING list, and counts the rows.
+async fn run_counted(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    limits: QueryLimits,
+) -> Result<MutationRun, DbError> {
+    let ms = limits.timeout.as_millis().max(1).to_string();
+    client
+        .query("SELECT set_config('statement_timeout', $1, true)", &[&ms])
+        .await
+        .map_err(|e| map_err(&e))?;
+    let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
+    let names: Vec<String> = stmt
+        .columns()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let types: Vec<_> = stmt.columns().iter().map(|c| c.type_().clone()).collect();
+    let type_names = types.iter().map(|t| t.name().to_string()).collect();
+    let mut collector = Collector::new(&names, type_names, limits);
+    let stream = client
+        .query_raw(&stmt, slice_iter(&[]))
+        .await
+        .map_err(|e| map_err(&e))?;
+    pin_mut!(stream);
+    // Every row is read (the count comes at the end); only the first ones are kept.
+    while let Some(row) = stream.try_next().await.map_err(|e| map_err(&e))? {
+        let values = types
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                render(
+                    ty,
+                    row.try_get::<_, RawValue>(i).map(|r| r.raw).unwrap_or(None),
+                )
+            })
+            .collect();
+        collector.push(values);
+    }
+    Ok(MutationRun {
+        affected_rows: stream.rows_affected().unwrap_or(0),
+        returning: collector.result,
+        committed: false,
+    })
+}
+
+impl PgBackend {
+    /// Executes an approved mutation in a read-write transaction; commits only when `finish`
+    /// says so for the count it touched, otherwise rolls back.
+    pub async fn mutate(
+        &self,
+        sql: &str,
+        limits: QueryLimits,
+        finish: Finish,
+    ) -> Result<MutationRun, DbError> {
+        let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let work = async {
+            if let Err(e) = client.execute("BEGIN READ WRITE", &[]).await {
+                return (Err(map_err(&e)), false);
+            }
+            let mut result = run_counted(&client, sql, limits).await;
+            let commit = matches!(&result, Ok(r) if finish.commits(r.affected_rows));
+            let end = if commit { "COMMIT" } else { "ROLLBACK" };
+            match client.execute(end, &[]).await {
+                Ok(_) => {
+                    if let Ok(r) = result.as_mut() {
+                        r.committed = commit;
+                    }
+                    (result, true)
+                }
+                Err(e) => (Err(map_err(&e)), false),
+            }
+        };
+        match tokio::time::timeout(limits.timeout + Duration::from_secs(5), work).await {
+            Ok((result, true)) => result,
+            Ok((result, false)) => {
+                let _ = deadpool_postgres::Object::take(client);
+                result
+            }
+            Err(_) => {
+                // Closing the connection rolls the transaction back.
+                let token = client.cancel_token();
+                let _ = deadpool_postgres::Object::take(client);
+                let _ = token.cancel_query(NoTls).await;
+                Err(DbError::new(
+                    DbErrorCode::QueryTimeout,
+                    "the mutation ran over the statement timeout and was cancelled (rolled back)",
+                ))
+            }
+        }
+    }
+
+    /// Checks that the role holds what `classes` need on every table of `writable`
+    /// (`schema.table`); returns warnings about what it may write beyond them.
+    pub async fn check_write_privileges(
+        &self,
+        writable: &[String],
+        classes: &[sqlgate::QueryClass],
+    ) -> Result<Vec<String>, String> {
+        let rows = self.table_privileges().await.map_err(|e| e.to_string())?;
+        let needed: Vec<&str> = classes
+            .iter()
+            .flat_map(|c| privileges_for(*c))
+            .copied()
+            .collect();
+        let mut others = Vec::new();
+        for (name, held) in &rows {
+            if writable.contains(name) {
+                if let Some(p) = needed.iter().find(|p| !held.contains(&p.to_string())) {
+                    return Err(format!(
+                        "the database role lacks {p} on {name}, which the policy's `writes` lets \
+                         mutations modify: GRANT {p} ON {name} TO the role, or narrow `writes`"
+                    ));
+                }
+            } else if !held.is_empty() {
+                others.push(name.clone());
+            }
+        }
+        let mut warnings: Vec<String> = self
+            .role_warnings()
+            .iter()
+            .filter(|w| w.contains("superuser") || w.contains("create"))
+            .cloned()
+            .collect();
+        if !others.is_empty() {
+            let shown: Vec<&str> = others.iter().take(10).map(String::as_str).collect();
+            let more = others.len().saturating_sub(shown.len());
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            warnings.push(format!(
+                "the role can also write {} tables outside `writes`: {}{tail}",
+                others.len(),
+                shown.join(", ")
+            ));
+        }
+        Ok(warnings)
+    }
+
+    /// Every user table with the write privileges the role holds on it.
+    async fn table_privileges(&self) -> Result<Vec<(String, Vec<String>)>, DbError> {
+        let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let rows = client
+            .query(
+                "SELECT n.nspname::text || '.' || c.relname::text, \
+                 ARRAY(SELECT p FROM unnest(ARRAY['INSERT','UPDATE','DELETE','TRUNCATE']) p \
+                       WHERE has_table_privilege(c.oid, p)) \
+                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE c.relkind IN ('r','p','v','f') \
+                   AND n.nspname NOT IN ('pg_catalog','information_schema') \
+                   AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%' \
+                 ORDER BY 1",
+                &[],
+            )
+            .await
+            .map_err(|e| map_err(&e))?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                (
+                    r.try_get(0).unwrap_or_default(),
+                    r.try_get(1).unwrap_or_default(),
+                )
+            })
+            .collect())
+    }
+}
