@@ -188,6 +188,10 @@ impl AccessPolicy {
             .dialect
             .default_schema()
             .map(|s| fold_unquoted(s, self.dialect));
+        // Never a system catalog, even when reads may see them (`allow_system_catalogs`).
+        if self.dialect.is_system_catalog(parts) {
+            return Err(TargetRefusal::Table(TableRefusal::SystemCatalog));
+        }
         let mut outside_writes = false;
         let resolved = self.resolve_as(parts, |parts| {
             let denied = self.deny.iter().any(|p| matches_conservatively(p, parts));
@@ -287,6 +291,20 @@ impl AccessPolicy {
         let parts = self.stored(parts);
         (self.allow_system_catalogs || !self.dialect.is_system_catalog(&parts))
             && self.is_allowed(&parts)
+    }
+
+    /// True when a mutation may modify the table named by `parts` (names as the engine stores
+    /// them), given the compiled `writes.tables` as `writable`: the rules of
+    /// [`AccessPolicy::resolve_target`], and not a view the catalog knows.
+    pub fn table_writable(
+        &self,
+        parts: &[String],
+        writable: impl Fn(&[String], Option<&str>) -> bool,
+    ) -> bool {
+        matches!(
+            self.resolve_target(&self.stored(parts), writable),
+            Ok((_, false))
+        )
     }
 
     /// True when `column` of the table named by `parts` is protected (names as stored).

@@ -3,7 +3,9 @@
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use sqlgate::{ColumnRules, Dialect, Guard, LimitAction, Policy, TableRules};
+use sqlgate::{
+    ColumnRules, Dialect, ErrorCode, Guard, LimitAction, Policy, QueryClass, TableRules,
+};
 
 fn guard() -> Guard {
     Guard::new(Policy {
@@ -91,4 +93,29 @@ fn max_rows_none_is_spelled_null_or_none() {
         Some(5)
     );
     assert!(Policy::from_json(r#"{"max_rows": "lots"}"#).is_err());
+}
+
+#[test]
+fn table_writable_follows_writes_tables_deny_and_catalogs() {
+    let mut policy = Policy::for_dialect(Dialect::Postgres);
+    assert!(!Guard::new(policy.clone())
+        .expect("policy")
+        .table_writable(&["public", "orders"]));
+    policy.tables.deny = vec!["secret_orders".into()];
+    policy.allow_system_catalogs = true;
+    policy.writes = Some(sqlgate::WriteRules::new(
+        &["orders", "secret_orders", "pg_catalog.*", "*.pg_authid"],
+        &[QueryClass::MutationCreate],
+    ));
+    let guard = Guard::new(policy).expect("policy");
+    assert!(guard.table_writable(&["public", "orders"]));
+    assert!(guard.table_writable(&["orders"]));
+    assert!(!guard.table_writable(&["archive", "orders"]));
+    assert!(!guard.table_writable(&["public", "secret_orders"]));
+    // Never a system catalog, even with allow_system_catalogs and a pattern naming it.
+    assert!(!guard.table_writable(&["pg_catalog", "pg_authid"]));
+    let refused = guard
+        .check_mutation("UPDATE pg_catalog.pg_authid SET rolsuper = true WHERE rolname = 'app'")
+        .expect_err("a catalog is never a target");
+    assert_eq!(refused.error.code, ErrorCode::SystemCatalog);
 }

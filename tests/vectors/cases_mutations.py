@@ -142,6 +142,10 @@ def cases(ok, no):
             policy=dict(WRITES, writes={"tables": ["*"], "classes": ["mutation_create"]}))
     refused("UPDATE pg_catalog.pg_authid SET rolsuper = true WHERE rolname = 'app'", "system catalog as target",
             "system_catalog", policy=dict(WRITES, writes={"tables": ["*"], "classes": ["mutation_create"]}))
+    refused("UPDATE pg_catalog.pg_authid SET rolsuper = true WHERE rolname = 'app'",
+            "system catalog as target even when reads may see catalogs", "system_catalog",
+            policy=dict(WRITES, allow_system_catalogs=True,
+                        writes={"tables": ["*", "pg_catalog.*"], "classes": ["mutation_create"]}))
     refused("DELETE FROM sqlite_master WHERE name = 'x'", "sqlite_master as target", "system_catalog",
             dialect="sqlite", policy=dict(WRITES, writes={"tables": ["*"], "classes": ["mutation_delete"]}))
     refused("UPDATE order_lines SET qty = 0 WHERE order_id = 1", "view as target", "table_not_writable",

@@ -180,6 +180,19 @@ impl Guard {
         self.access.table_allowed(&parts)
     }
 
+    /// True when a mutation may modify `table`, given as its name parts the way the engine
+    /// stores them: the policy has `writes`, the table matches `writes.tables`, is not denied,
+    /// not a system catalog and not a view the catalog knows. The mutation's class and columns
+    /// are [`Guard::check_mutation`]'s to judge.
+    pub fn table_writable(&self, table: &[&str]) -> bool {
+        let Some(writes) = &self.writes else {
+            return false;
+        };
+        let parts: Vec<String> = table.iter().map(|s| s.to_string()).collect();
+        self.access
+            .table_writable(&parts, |p, default| writes.writable(p, default))
+    }
+
     /// True when `column` of `table` (name parts as stored) is protected by `columns.deny`.
     pub fn column_protected(&self, table: &[&str], column: &str) -> bool {
         let parts: Vec<String> = table.iter().map(|s| s.to_string()).collect();
