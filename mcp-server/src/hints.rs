@@ -1,7 +1,7 @@
 //! What the server adds to core's hints. Core's hints speak of tables and columns, for every
 //! caller; an agent of this server can ask its tools, so the refusals a tool helps to fix name it.
 
-use sqlgate::{ErrorCode, QueryClass};
+use sqlgate::{ErrorCode, GuardError, QueryClass};
 
 fn append(hint: Option<&str>, words: &str) -> String {
     match hint {
@@ -39,6 +39,19 @@ pub fn for_run_mutation(class: QueryClass, hint: Option<&str>) -> Option<String>
     hint.map(str::to_string)
 }
 
+/// Advice for the operator, for the server's log (never for the agent, which cannot change the
+/// policy): a refused function may be allowed with `functions.allow` if it has no side effects.
+pub fn operator_note(error: &GuardError) -> Option<String> {
+    (error.code == ErrorCode::FunctionNotAllowed).then(|| {
+        format!(
+            "sqlgate-mcp: note for the operator: {}; a function without side effects can be \
+             allowed with functions.allow in the policy (never a denied one: it reaches files, \
+             the network, locks or the server)",
+            error.message
+        )
+    })
+}
+
 /// The tool that shows what a refused query should have named, and the words that point to it.
 fn pointer(code: ErrorCode) -> Option<(&'static str, &'static str)> {
     match code {
@@ -69,6 +82,27 @@ pub fn with_tool(code: ErrorCode, hint: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn operator_advice_is_for_function_refusals_and_the_log() {
+        let guard = sqlgate::Guard::for_dialect(sqlgate::Dialect::Sqlite);
+        let refused = guard
+            .check("SELECT date_trunc('month', x) FROM t")
+            .expect_err("refused");
+        let note = operator_note(&refused.error).expect("a note for the operator");
+        assert!(
+            note.contains("functions.allow") && note.contains("date_trunc"),
+            "{note}"
+        );
+        // The agent's hint never carries it.
+        assert!(!refused
+            .error
+            .hint
+            .unwrap_or_default()
+            .contains("functions.allow"));
+        let refused = guard.check("SELECT 1; SELECT 2").expect_err("refused");
+        assert_eq!(operator_note(&refused.error), None);
+    }
 
     #[test]
     fn unknown_names_point_to_the_tool_that_lists_them() {
