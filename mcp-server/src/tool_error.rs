@@ -191,6 +191,9 @@ impl ToolError {
                 Some("the database is unreachable right now; retry the same call later".to_string())
             }
             DbErrorCode::DatabaseError => None,
+            DbErrorCode::RoleNotReadOnly => {
+                Some("the operator must connect with a read-only database role".to_string())
+            }
         };
         ToolError {
             code: e.code.into(),

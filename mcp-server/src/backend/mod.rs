@@ -71,6 +71,8 @@ pub enum DbErrorCode {
     DatabaseUnavailable,
     /// The database refused or failed the statement.
     DatabaseError,
+    /// `--require-read-only-role`: the database role can write, so the server does not start.
+    RoleNotReadOnly,
 }
 
 impl DbErrorCode {

@@ -92,14 +92,26 @@ pub fn map_err(e: &tokio_postgres::Error) -> DbError {
     }
     DbError::new(
         DbErrorCode::DatabaseUnavailable,
-        "the connection to the database failed",
+        format!(
+            "the connection to the database failed: {}",
+            connect_cause(e)
+        ),
     )
 }
 
 pub(crate) fn pool_err(e: &deadpool_postgres::PoolError) -> DbError {
+    use deadpool_postgres::{PoolError, TimeoutType};
     match e {
-        deadpool_postgres::PoolError::Backend(b) if b.as_db_error().is_some() => map_err(b),
-        deadpool_postgres::PoolError::Timeout(_) => DbError::new(
+        PoolError::Backend(b) if b.as_db_error().is_some() => map_err(b),
+        PoolError::Backend(b) => DbError::new(
+            DbErrorCode::DatabaseUnavailable,
+            format!("cannot connect to the database: {}", connect_cause(b)),
+        ),
+        PoolError::Timeout(TimeoutType::Create) => DbError::new(
+            DbErrorCode::DatabaseUnavailable,
+            "cannot connect to the database: timed out (no answer from the host and port)",
+        ),
+        PoolError::Timeout(_) => DbError::new(
             DbErrorCode::DatabaseUnavailable,
             "no database connection became available in time",
         ),
@@ -107,6 +119,41 @@ pub(crate) fn pool_err(e: &deadpool_postgres::PoolError) -> DbError {
             DbErrorCode::DatabaseUnavailable,
             "cannot connect to the database",
         ),
+    }
+}
+
+/// Why a connection failed, in words an operator can act on: refused, host not found, TLS not
+/// offered, timed out, or the driver's own words. Built from the error chain's kinds and texts,
+/// none of which carries the connection string (host names appear, credentials never do).
+fn connect_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut texts = Vec::new();
+    let mut current = Some(e);
+    while let Some(err) = current {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => {
+                    return "connection refused (is the server running and listening on that \
+                            host and port?)"
+                        .to_string()
+                }
+                std::io::ErrorKind::TimedOut => return "timed out".to_string(),
+                _ => {}
+            }
+        }
+        texts.push(err.to_string());
+        current = err.source();
+    }
+    let all = texts.join(": ").to_lowercase();
+    if all.contains("lookup address") || all.contains("name or service not known") {
+        "host not found (check the host name in the URL)".to_string()
+    } else if all.contains("does not support tls") {
+        "the server does not offer TLS, which sslmode=require / verify-full needs (use \
+         sslmode=disable only on a trusted network)"
+            .to_string()
+    } else if all.contains("timed out") || all.contains("timeout") {
+        "timed out".to_string()
+    } else {
+        texts.last().cloned().unwrap_or_default()
     }
 }
 
@@ -218,7 +265,7 @@ impl PgBackend {
         backend.warnings = backend.inspect_role().await?;
         if require_read_only_role && !backend.warnings.is_empty() {
             return Err(DbError::new(
-                DbErrorCode::DatabaseError,
+                DbErrorCode::RoleNotReadOnly,
                 format!(
                     "--require-read-only-role: the database role can write: {}",
                     backend.warnings.join("; ")
