@@ -211,7 +211,7 @@ def test_catalog_from_chinook() -> None:
     ]  # fmt: skip
 
 
-# psycopg: run when the package and a server (PGHOST / DATABASE_URL as libpq reads them) exist.
+# psycopg: runs when the package is installed and SQLGATE_PG_URL names a server (scripts/pg-cluster.sh).
 HAVE_PSYCOPG = importlib.util.find_spec("psycopg") is not None
 
 
@@ -219,9 +219,9 @@ HAVE_PSYCOPG = importlib.util.find_spec("psycopg") is not None
 def test_catalog_from_psycopg() -> None:
     import psycopg
 
-    dsn = os.environ.get("SQLGATE_TEST_PG_DSN") or os.environ.get("DATABASE_URL")
+    dsn = os.environ.get("SQLGATE_PG_URL")
     if not dsn:
-        pytest.skip("SKIPPED: no PostgreSQL server (set SQLGATE_TEST_PG_DSN)")
+        pytest.skip("SKIPPED: no PostgreSQL server (set SQLGATE_PG_URL, as scripts/pg-cluster.sh writes it)")
     with psycopg.connect(dsn) as conn:
         conn.execute("CREATE TEMP TABLE sg_tmp_ignored (x int)")  # pg_temp: left out
         conn.execute("CREATE SCHEMA IF NOT EXISTS sg_cat_test")
