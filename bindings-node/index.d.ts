@@ -5,6 +5,7 @@
 import type {
   Approved,
   ApprovedMutation,
+  CatalogOptions,
   Dialect,
   GuardOptions,
   MutationVerdict,
@@ -45,6 +46,13 @@ export declare class Guard {
    */
   check(sql: string): Approved
   /**
+   * Like `check` with another row cap than the policy's: `null` for no cap; `0` is refused
+   * (thrown as a `bad_request` refusal) as core refuses it. A tool that must tell "exactly N
+   * rows" from "cut at N" asks for `N + 1` here and returns at most `N` rows. Throws a
+   * `TypeError` when `maxRows` is not a non-negative integer or null.
+   */
+  checkWithRowCap(sql: string, maxRows: number | null): Approved
+  /**
    * Like `check`, on the libuv thread pool: resolves to the approved query or rejects with the
    * same `Error` that `check` throws.
    */
@@ -68,6 +76,13 @@ export declare class Guard {
   /** The policy this guard enforces, as core's JSON (snake_case keys, defaults filled in). */
   get policy(): Policy
 }
+
+/**
+ * The tables and views of a better-sqlite3 `Database` with their columns (type, nullability),
+ * primary keys and foreign keys, SQLite's internal tables left out: the `catalog` option of
+ * `new Guard`. Throws a `TypeError` (field `db`) when `db` is not such a database.
+ */
+export declare function catalogFromDatabase(db: { prepare(sql: string): { all(...params: unknown[]): unknown[] } }): CatalogOptions
 
 /**
  * The class of `sql` (the most privileged among its statements) in `dialect` (default

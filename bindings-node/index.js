@@ -836,5 +836,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.Guard = nativeBinding.Guard
+module.exports.catalogFromDatabase = nativeBinding.catalogFromDatabase
 module.exports.classify = nativeBinding.classify
 module.exports.jsonSchemas = nativeBinding.jsonSchemas

@@ -1,8 +1,9 @@
 // Type test: `tsc --noEmit` checks this file against the generated index.d.ts.
-import { Guard, classify, ERROR_CODES, STAGES } from '..'
+import { Guard, catalogFromDatabase, classify, ERROR_CODES, STAGES } from '..'
 import type {
   Approved,
   ApprovedMutation,
+  CatalogOptions,
   ErrorCode,
   GuardOptions,
   MutationVerdict,
@@ -102,4 +103,17 @@ classify('SELECT 1', 'oracle')
 new Guard({ max_rows: 10 })
 
 export { describe, describeAsync, uncapped, defaults, fromPolicy, fromJson, allowed, klass, count, errorCode, hint, kind, enforced, codes, stages, gone }
+// checkWithRowCap: another row cap, or null for none.
+const capped: Approved = guard.checkWithRowCap('SELECT 1', 51)
+const noCap: Approved = guard.checkWithRowCap('SELECT 1', null)
+// @ts-expect-error: the row cap is a number or null
+guard.checkWithRowCap('SELECT 1', '10')
+
+// catalogFromDatabase: what `new Guard({ catalog })` takes.
+declare const db: { prepare(sql: string): { all(...params: unknown[]): unknown[] } }
+const schema: CatalogOptions = catalogFromDatabase(db)
+const primaryKey: string[] | undefined = schema.tables?.[0]?.primaryKey
+new Guard({ dialect: 'sqlite', catalog: schema })
+
+export { capped, noCap, schema, primaryKey }
 export { fromWrites, target, written, read, bounded, mutationClass, mutationCode, unbounded }

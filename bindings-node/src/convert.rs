@@ -86,7 +86,8 @@ pub(crate) fn js_to_json(
         )),
         ValueType::Number => {
             let n = <f64 as FromNapiValue>::from_unknown(value).map_err(js)?;
-            number(n).ok_or_else(|| OptionError::new(path, format!("expected a number, got {n}")))
+            number_json(n)
+                .ok_or_else(|| OptionError::new(path, format!("expected a number, got {n}")))
         }
         ValueType::Object => {
             if value.is_array().map_err(js)? {
@@ -126,7 +127,7 @@ pub(crate) fn js_to_json(
 }
 
 /// A JavaScript number as JSON: integers stay integers (so core's `u64` fields read them).
-fn number(n: f64) -> Option<Value> {
+pub(crate) fn number_json(n: f64) -> Option<Value> {
     if !n.is_finite() {
         return None;
     }
@@ -147,11 +148,25 @@ pub(crate) fn policy_from_json(
         let inner = e.into_inner().to_string();
         let message = match keys {
             Keys::Camel if inner.starts_with("unknown field") => camel_backticks(&inner),
-            _ => inner,
+            _ => untagged_message(&inner).unwrap_or(inner),
         };
         OptionError::new(&field, message)
     })
 }
+
+/// What a field read through one of core's untagged enums takes, for serde's "data did not match
+/// any variant of untagged enum RowCap", which names a type internal to core instead.
+pub(crate) fn untagged_message(message: &str) -> Option<String> {
+    let name = message.strip_prefix("data did not match any variant of untagged enum ")?;
+    Some(String::from(match name.trim() {
+        // max_rows, writes.max_affected_rows: a number, or null (or "none") for no bound.
+        "RowCap" => ROW_CAP_EXPECTED,
+        _ => "has a value of the wrong type (see the policy's JSON Schema, jsonSchemas().policy)",
+    }))
+}
+
+/// What a row cap (an option or an argument) takes.
+pub(crate) const ROW_CAP_EXPECTED: &str = "must be an integer or null";
 
 /// A core field path (`tables.allow[2]`, `max_rows`) as the caller spells it.
 pub(crate) fn spell_path(path: &str, keys: Keys) -> String {
@@ -292,11 +307,11 @@ mod tests {
 
     #[test]
     fn numbers_stay_integral() {
-        assert_eq!(number(100.0), Some(Value::from(100)));
-        assert_eq!(number(5e9), Some(Value::from(5_000_000_000_i64)));
-        assert_eq!(number(f64::NAN), None);
-        assert_eq!(number(f64::INFINITY), None);
-        assert!(matches!(number(1.5), Some(Value::Number(_))));
+        assert_eq!(number_json(100.0), Some(Value::from(100)));
+        assert_eq!(number_json(5e9), Some(Value::from(5_000_000_000_i64)));
+        assert_eq!(number_json(f64::NAN), None);
+        assert_eq!(number_json(f64::INFINITY), None);
+        assert!(matches!(number_json(1.5), Some(Value::Number(_))));
     }
 
     #[test]
@@ -309,6 +324,21 @@ mod tests {
         let unknown = serde_json::json!({"max_rowz": 1});
         let err = policy_from_json(unknown, Keys::Camel).err();
         assert!(err.is_some_and(|e| e.message.contains("`maxRowz`")));
+        let word = serde_json::json!({"max_rows": "10"});
+        let err = policy_from_json(word, Keys::Camel).err();
+        assert_eq!(
+            err.map(|e| (e.field, e.message)),
+            Some((String::from("maxRows"), String::from(ROW_CAP_EXPECTED)))
+        );
+        let nested = serde_json::json!({"writes": {"tables": [], "max_affected_rows": -1}});
+        let err = policy_from_json(nested, Keys::Snake).err();
+        assert_eq!(
+            err.map(|e| (e.field, e.message)),
+            Some((
+                String::from("writes.max_affected_rows"),
+                String::from(ROW_CAP_EXPECTED)
+            ))
+        );
         let nested = serde_json::json!({"tables": {"allow": ["a", 3]}});
         let err = policy_from_json(nested, Keys::Snake).err();
         assert_eq!(err.map(|e| e.field), Some(String::from("tables.allow[1]")));

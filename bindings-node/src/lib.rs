@@ -13,6 +13,7 @@
 //! db.prepare(approved.sql).all()                           // run approved.sql, never the input
 //! ```
 
+mod catalog;
 mod convert;
 mod error;
 
@@ -130,6 +131,27 @@ impl Guard {
         }
     }
 
+    /// Like `check` with another row cap than the policy's: `null` for no cap; `0` is refused
+    /// (thrown as a `bad_request` refusal) as core refuses it. A tool that must tell "exactly N
+    /// rows" from "cut at N" asks for `N + 1` here and returns at most `N` rows. Throws a
+    /// `TypeError` when `maxRows` is not a non-negative integer or null.
+    #[napi(
+        ts_args_type = "sql: string, maxRows: number | null",
+        ts_return_type = "Approved"
+    )]
+    pub fn check_with_row_cap<'e>(
+        &self,
+        env: &'e Env,
+        sql: String,
+        max_rows: Option<Unknown<'e>>,
+    ) -> Result<Unknown<'e>> {
+        let max_rows = row_cap(max_rows).map_err(|f| f.throw(env))?;
+        match self.inner.check_with_row_cap(&sql, max_rows) {
+            Ok(a) => convert::approved(env, &a),
+            Err(r) => Err(Failure::Refused(r).throw(env)),
+        }
+    }
+
     /// Like `check`, on the libuv thread pool: resolves to the approved query or rejects with the
     /// same `Error` that `check` throws.
     #[napi(ts_return_type = "Promise<Approved>")]
@@ -171,6 +193,28 @@ impl Guard {
         let text = serde_json::to_string(self.inner.policy())
             .map_err(|e| Error::from_reason(e.to_string()))?;
         convert::json_parse(env, &text)
+    }
+}
+
+/// A row cap argument: `null` / `undefined` for none, else a non-negative integer.
+fn row_cap(value: Option<Unknown<'_>>) -> std::result::Result<Option<u64>, Failure> {
+    let invalid = || Failure::Invalid {
+        what: "argument",
+        error: OptionError::new("maxRows", convert::ROW_CAP_EXPECTED),
+    };
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    match value.get_type().map_err(|_| invalid())? {
+        ValueType::Null | ValueType::Undefined => Ok(None),
+        ValueType::Number => {
+            let n = <f64 as FromNapiValue>::from_unknown(value).map_err(|_| invalid())?;
+            match serde_json::from_value::<u64>(convert::number_json(n).ok_or_else(invalid)?) {
+                Ok(n) => Ok(Some(n)),
+                Err(_) => Err(invalid()),
+            }
+        }
+        _ => Err(invalid()),
     }
 }
 
@@ -220,6 +264,27 @@ pub fn classify(env: Env, sql: String, dialect: Option<String>) -> Result<&'stat
         })?,
     };
     Ok(sqlgate::classify(&sql, dialect).as_str())
+}
+
+/// The tables and views of a better-sqlite3 `Database` with their columns (type, nullability),
+/// primary keys and foreign keys, SQLite's internal tables left out: the `catalog` option of
+/// `new Guard`. Throws a `TypeError` (field `db`) when `db` is not such a database.
+#[napi(
+    ts_args_type = "db: { prepare(sql: string): { all(...params: unknown[]): unknown[] } }",
+    ts_return_type = "CatalogOptions"
+)]
+pub fn catalog_from_database<'e>(env: &'e Env, db: Unknown<'e>) -> Result<Unknown<'e>> {
+    let read = match db.get_type()? {
+        ValueType::Object => catalog::from_database(&Object::from_unknown(db)?),
+        _ => Err(Failure::Invalid {
+            what: "argument",
+            error: OptionError::new("db", "expected a better-sqlite3 Database"),
+        }),
+    };
+    match read {
+        Ok(found) => catalog::to_js(env, &found),
+        Err(f) => Err(f.throw(env)),
+    }
 }
 
 /// The JSON Schemas of core's policy, verdict, catalog, approved query, mutation verdict and

@@ -45,6 +45,12 @@ export type CamelOutput<T> = T extends readonly (infer Item)[]
 export type GuardOptions = CamelKeys<Policy>
 
 /**
+ * A catalog as `new Guard({ catalog })` takes it (core's {@link Catalog}, camelCase), e.g. what
+ * `catalogFromDatabase(db)` reads from a better-sqlite3 database.
+ */
+export type CatalogOptions = NonNullable<GuardOptions['catalog']>
+
+/**
  * An approved query (`guard.check`): core's approved query in camelCase, every field present.
  * Run `sql`, never the text that was submitted.
  */

@@ -111,9 +111,51 @@ fn policy_error(py: Python<'_>, field: &str, message: &str) -> PyErr {
     }
 }
 
-/// Maps a core [`PolicyError`] to `sqlgate.PolicyError`.
+/// Maps a core [`PolicyError`] about a policy given as Python values to `sqlgate.PolicyError`,
+/// in Python's words (see [`pythonic`]).
 fn from_policy_error(py: Python<'_>, error: &PolicyError) -> PyErr {
+    policy_error(py, &error.field, &pythonic(&error.message))
+}
+
+/// Maps a core [`PolicyError`] about a policy given as JSON text to `sqlgate.PolicyError`: the
+/// text says `null`, so the message keeps JSON's words.
+fn from_json_policy_error(py: Python<'_>, error: &PolicyError) -> PyErr {
     policy_error(py, &error.field, &error.message)
+}
+
+/// A message of core's or serde's about a policy, in Python's words: JSON's `null` (core's "or
+/// null for no cap", serde's "invalid type: null") is `None` to a caller who wrote Python
+/// values. Only the whole word outside backticks is replaced: a quoted name stays as written.
+fn pythonic(message: &str) -> String {
+    message
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                part.to_string()
+            } else {
+                replace_word(part, "null", "None")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
+/// `text` with each whole-word `word` replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let (before, after) = (&rest[..at], &rest[at + word.len()..]);
+        out.push_str(before);
+        let starts = out.chars().next_back().is_none_or(|c| !is_word(c));
+        let ends = after.chars().next().is_none_or(|c| !is_word(c));
+        out.push_str(if starts && ends { with } else { word });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Builds the `sqlgate.Rejected` exception for a core [`Rejection`].
@@ -196,7 +238,7 @@ fn optional_section<T: DeserializeOwned>(
             index if index.starts_with('[') => format!("{message} at {field}{index}"),
             inner => format!("{message} at {field}.{inner}"),
         };
-        policy_error(py, field, &message)
+        policy_error(py, field, &pythonic(&message))
     })
     .map(Some)
 }
@@ -209,7 +251,7 @@ fn policy_from_python(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Poli
             "." => "policy",
             inner => inner,
         };
-        policy_error(py, field, message)
+        policy_error(py, field, &pythonic(message))
     })
 }
 
@@ -361,10 +403,19 @@ pub struct PyGuard {
 }
 
 impl PyGuard {
+    /// Compiles a policy given as Python values (keyword arguments, a mapping).
     fn build(py: Python<'_>, policy: Policy) -> PyResult<Self> {
+        Self::build_with(py, policy, from_policy_error)
+    }
+
+    fn build_with(
+        py: Python<'_>,
+        policy: Policy,
+        error: fn(Python<'_>, &PolicyError) -> PyErr,
+    ) -> PyResult<Self> {
         sqlgate::Guard::new(policy)
             .map(|inner| PyGuard { inner })
-            .map_err(|e| from_policy_error(py, &e))
+            .map_err(|e| error(py, &e))
     }
 }
 
@@ -436,16 +487,35 @@ impl PyGuard {
     ) -> PyResult<Self> {
         let loader = POLICY_SOURCE.import(py, "sqlgate._policy", "policy_source")?;
         let source = loader.call1((policy,))?;
-        let policy = match source.cast::<PyString>() {
-            Ok(text) => Policy::from_json(text.to_str()?).map_err(|e| from_policy_error(py, &e))?,
-            Err(_) => policy_from_python(py, &source)?,
-        };
-        Self::build(py, policy)
+        match source.cast::<PyString>() {
+            Ok(text) => {
+                let policy = Policy::from_json(text.to_str()?)
+                    .map_err(|e| from_json_policy_error(py, &e))?;
+                Self::build_with(py, policy, from_json_policy_error)
+            }
+            Err(_) => Self::build(py, policy_from_python(py, &source)?),
+        }
     }
 
     /// Checks `sql`: returns the `Approved` query or raises `Rejected`.
     fn check(&self, py: Python<'_>, sql: &str) -> PyResult<PyApproved> {
         match py.detach(|| self.inner.check(sql)) {
+            Ok(inner) => Ok(PyApproved { inner }),
+            Err(rejection) => Err(rejected(py, rejection)),
+        }
+    }
+
+    /// Like `check` with another row cap than the policy's (`None`: no cap; `0` raises
+    /// `Rejected` with `bad_request`). A tool that must tell "exactly N rows" from "cut at N"
+    /// asks for `N + 1` here and returns at most `N` rows.
+    #[pyo3(signature = (sql, max_rows))]
+    fn check_with_row_cap(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        max_rows: Option<u64>,
+    ) -> PyResult<PyApproved> {
+        match py.detach(|| self.inner.check_with_row_cap(sql, max_rows)) {
             Ok(inner) => Ok(PyApproved { inner }),
             Err(rejection) => Err(rejected(py, rejection)),
         }

@@ -11,6 +11,7 @@ core; this package converts types and maps errors.
 
 from __future__ import annotations
 
+from ._catalog import catalog_from_connection
 from ._errors import PolicyError, Rejected
 from ._sqlgate import (
     DIALECTS,
@@ -54,6 +55,7 @@ __all__ = [
     "Rejected",
     "Stage",
     "__version__",
+    "catalog_from_connection",
     "classify",
     "policy_schema",
 ]
