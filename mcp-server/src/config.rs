@@ -168,6 +168,8 @@ pub struct FileConfig {
     pub max_body_bytes: Option<usize>,
     /// Audit file.
     pub audit_file: Option<PathBuf>,
+    /// What a failed audit write does.
+    pub audit_failure: Option<crate::audit::AuditFailure>,
 }
 
 /// Where the data comes from.
@@ -218,6 +220,8 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
     /// Audit file (stderr when `None`).
     pub audit_file: Option<PathBuf>,
+    /// What a failed audit write does.
+    pub audit_failure: crate::audit::AuditFailure,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -311,6 +315,10 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .or(file.max_body_bytes)
             .unwrap_or(DEFAULT_MAX_BODY_BYTES),
         audit_file: args.audit_file.clone().or(file.audit_file),
+        audit_failure: args
+            .audit_failure
+            .or(file.audit_failure)
+            .unwrap_or_default(),
     })
 }
 

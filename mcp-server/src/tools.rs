@@ -137,6 +137,10 @@ impl SqlGateServer {
         if !engine.mode().writes() {
             tool_router.remove_route("run_mutation");
         }
+        // audit_verify checks the configured file: without one there is nothing to verify.
+        if audit.path().is_none() {
+            tool_router.remove_route("audit_verify");
+        }
         SqlGateServer {
             engine,
             audit,
@@ -156,13 +160,18 @@ impl SqlGateServer {
         record.client = client;
         record.client_version = version;
         record.duration_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
-        self.audit.record(record).await.map_err(|e| {
-            McpError::internal_error(
+        let tool = record.tool.clone();
+        match self.audit.record(record).await {
+            Ok(()) => Ok(result),
+            Err(e) if !self.audit.must_fail(&tool) => {
+                eprintln!("sqlgate-mcp: audit log write failed ({e}); {tool} continues (--audit-failure strict_mutations)");
+                Ok(result)
+            }
+            Err(e) => Err(McpError::internal_error(
                 format!("audit log write failed, so the call was not completed: {e}"),
                 None,
-            )
-        })?;
-        Ok(result)
+            )),
+        }
     }
 
     /// Lists the tables and views the policy allows.
@@ -347,6 +356,44 @@ impl SqlGateServer {
             ..AuditRecord::new("run_mutation", trace.decision)
         };
         self.audited(&ctx, rec, start, result).await
+    }
+
+    /// Verifies the audit file's hash chain.
+    #[tool(
+        name = "audit_verify",
+        description = "Verify the hash chain of this server's audit file: records, time range, counts per decision and query class when intact; otherwise the first line that breaks it and how (edited, deleted, inserted, reordered, truncated).",
+        annotations(
+            title = "Verify audit log",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    pub async fn audit_verify(&self) -> Result<CallToolResult, McpError> {
+        let Some(path) = self.audit.path().map(|p| vec![p.to_path_buf()]) else {
+            return Err(McpError::invalid_request(
+                "no audit file is configured",
+                None,
+            ));
+        };
+        let outcome =
+            tokio::task::spawn_blocking(move || crate::audit::verify::verify_files(&path))
+                .await
+                .map_err(|e| McpError::internal_error(e.to_string(), None))?
+                .map_err(|e| McpError::internal_error(e, None))?;
+        let v = match outcome {
+            Ok(sum) => serde_json::json!({ "intact": true, "summary": sum }),
+            Err(b) => serde_json::json!({
+                "intact": false,
+                "broken": b,
+                "message": crate::audit::verify::describe(&b),
+            }),
+        };
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        let mut r = CallToolResult::structured(v);
+        r.content = vec![ContentBlock::text(text)];
+        Ok(r)
     }
 }
 
