@@ -183,4 +183,7 @@ pub struct ServeArgs {
     /// (mutations fail; reads continue with a note on stderr).
     #[arg(long, value_enum)]
     pub audit_failure: Option<crate::audit::AuditFailure>,
+    /// Audit line format: jsonl (default) or otel (one OTLP/JSON LogsData object per line).
+    #[arg(long, value_enum)]
+    pub audit_format: Option<crate::audit::AuditFormat>,
 }

@@ -170,6 +170,8 @@ pub struct FileConfig {
     pub audit_file: Option<PathBuf>,
     /// What a failed audit write does.
     pub audit_failure: Option<crate::audit::AuditFailure>,
+    /// Audit line format.
+    pub audit_format: Option<crate::audit::AuditFormat>,
 }
 
 /// Where the data comes from.
@@ -222,6 +224,8 @@ pub struct ServeConfig {
     pub audit_file: Option<PathBuf>,
     /// What a failed audit write does.
     pub audit_failure: crate::audit::AuditFailure,
+    /// Audit line format.
+    pub audit_format: crate::audit::AuditFormat,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -319,6 +323,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .audit_failure
             .or(file.audit_failure)
             .unwrap_or_default(),
+        audit_format: args.audit_format.or(file.audit_format).unwrap_or_default(),
     })
 }
 

@@ -155,6 +155,7 @@ fn open_audit(cfg: &ServeConfig, engine: &Engine) -> Result<Audit, String> {
         path: cfg.audit_file.clone(),
         failure: cfg.audit_failure,
         per_record_sync: false,
+        format: cfg.audit_format,
         facts,
     };
     let audit = Audit::open(opts).map_err(|e| match &cfg.audit_file {

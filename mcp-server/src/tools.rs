@@ -127,6 +127,13 @@ fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String
     }
 }
 
+/// The streamable HTTP session id, from the request's headers.
+fn session_of(ctx: &RequestContext<RoleServer>) -> Option<String> {
+    let parts = ctx.extensions.get::<http::request::Parts>()?;
+    let id = parts.headers.get("mcp-session-id")?.to_str().ok()?;
+    Some(id.to_string())
+}
+
 #[tool_router]
 impl SqlGateServer {
     /// A server over `engine`, auditing to `audit`.
@@ -160,6 +167,13 @@ impl SqlGateServer {
         record.client = client;
         record.client_version = version;
         record.duration_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+        record.call_id = Some(ctx.id.to_string());
+        record.session_id = session_of(ctx);
+        record.traceparent = ctx
+            .meta
+            .get("traceparent")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
         let tool = record.tool.clone();
         match self.audit.record(record).await {
             Ok(()) => Ok(result),

@@ -352,7 +352,8 @@ fn env_or(var: &str, default: usize) -> usize {
 }
 
 #[tokio::test]
-async fn row_values_never_reach_the_audit_log() {
+async fn row_values_never_reach_any_audit_format() {
+    use sqlgate_mcp::audit::AuditFormat;
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("planted.db");
     let planted = format!("planted-{}", uuid::Uuid::new_v4());
@@ -363,37 +364,138 @@ async fn row_values_never_reach_the_audit_log() {
         c.execute("INSERT INTO secret_box VALUES (1, ?1)", [&planted])
             .expect("insert");
     }
-    let backend = sqlgate_mcp::backend::Backend::Sqlite(
-        sqlgate_mcp::backend::sqlite::SqliteBackend::open(&db).expect("open"),
-    );
-    let cfg = EngineConfig {
-        policy: sqlgate::Policy::for_dialect(sqlgate::Dialect::Sqlite),
-        max_result_bytes: 1 << 20,
-        statement_timeout: Duration::from_secs(5),
-        mode: sqlgate_mcp::mode::Mode::ReadOnly,
-        approval_timeout: Duration::from_secs(60),
-    };
-    let engine = Arc::new(Engine::new(backend, cfg).await.expect("engine"));
-    let path = dir.path().join("audit.jsonl");
-    let client = serve_in_process(SqlGateServer::new(
-        engine,
-        Audit::file(&path).expect("audit"),
-    ))
-    .await;
-    let r = call(
-        &client,
-        "run_query",
-        json!({"sql": "SELECT id, note FROM secret_box"}),
-    )
-    .await;
-    assert_eq!(structured(&r)["rows"][0]["note"], planted.as_str(), "{r:?}");
-    call(&client, "describe_table", json!({"table": "secret_box"})).await;
-    call(&client, "list_tables", json!({})).await;
+    for format in [AuditFormat::Jsonl, AuditFormat::Otel] {
+        let backend = sqlgate_mcp::backend::Backend::Sqlite(
+            sqlgate_mcp::backend::sqlite::SqliteBackend::open(&db).expect("open"),
+        );
+        let cfg = EngineConfig {
+            policy: sqlgate::Policy::for_dialect(sqlgate::Dialect::Sqlite),
+            max_result_bytes: 1 << 20,
+            statement_timeout: Duration::from_secs(5),
+            mode: sqlgate_mcp::mode::Mode::ReadOnly,
+            approval_timeout: Duration::from_secs(60),
+        };
+        let engine = Arc::new(Engine::new(backend, cfg).await.expect("engine"));
+        let path = dir.path().join(format!("audit-{format:?}"));
+        let opts = AuditOptions {
+            path: Some(path.clone()),
+            format,
+            ..AuditOptions::default()
+        };
+        let server = SqlGateServer::new(engine, Audit::open(opts).expect("audit"));
+        let client = serve_in_process(server).await;
+        let sql = json!({"sql": "SELECT id, note FROM secret_box"});
+        let r = call(&client, "run_query", sql).await;
+        assert_eq!(structured(&r)["rows"][0]["note"], planted.as_str(), "{r:?}");
+        call(&client, "describe_table", json!({"table": "secret_box"})).await;
+        call(&client, "list_tables", json!({})).await;
+        let _ = client.cancel().await;
+        let audit = std::fs::read_to_string(&path).expect("audit");
+        assert!(
+            audit.contains("secret_box"),
+            "{format:?}: the query is audited"
+        );
+        assert!(
+            !audit.contains(&planted),
+            "{format:?}: a row value reached the audit log"
+        );
+    }
+}
+
+/// Calls `tool` with `args` and a W3C `traceparent` in the request's `_meta`.
+async fn call_traced(
+    client: &rmcp::service::Peer<rmcp::RoleClient>,
+    tool: &'static str,
+    args: Value,
+    traceparent: &str,
+) {
+    let mut meta = serde_json::Map::new();
+    meta.insert("traceparent".into(), json!(traceparent));
+    let mut p = rmcp::model::CallToolRequestParams::new(tool);
+    p.meta = Some(meta.into());
+    if let Value::Object(m) = args {
+        p = p.with_arguments(m);
+    }
+    client.call_tool(p).await.expect("call");
+}
+
+#[tokio::test]
+async fn otel_lines_decode_as_otlp_logs_data_and_chain() {
+    use opentelemetry_proto::tonic::logs::v1::LogsData;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("audit.otlp.jsonl");
+    let audit = Audit::open(AuditOptions {
+        path: Some(path.clone()),
+        format: sqlgate_mcp::audit::AuditFormat::Otel,
+        facts: sqlgate_mcp::audit::ServerFacts {
+            dialect: "sqlite".into(),
+            ..Default::default()
+        },
+        ..AuditOptions::default()
+    })
+    .expect("audit");
+    let client = serve_in_process(SqlGateServer::new(engine().await, audit)).await;
+    let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let sql = json!({"sql": "SELECT name FROM products WHERE id = 1"});
+    call_traced(client.peer(), "run_query", sql, tp).await;
+    call(&client, "run_query", json!({"sql": "DELETE FROM products"})).await;
     let _ = client.cancel().await;
-    let audit = std::fs::read_to_string(&path).expect("audit");
-    assert!(audit.contains("secret_box"), "the query is audited");
-    assert!(
-        !audit.contains(&planted),
-        "a row value reached the audit log"
+
+    let s = intact(&[&path]);
+    assert_eq!((s.records, s.headers), (2, 1), "{s:?}");
+    assert_eq!(s.decisions.get("refuse"), Some(&1), "{s:?}");
+    let lines = lines_of(&path);
+    let decoded: Vec<LogsData> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("OTLP/JSON LogsData"))
+        .collect();
+    let rec = |i: usize| &decoded[i].resource_logs[0].scope_logs[0].log_records[0];
+    let scope = decoded[1].resource_logs[0].scope_logs[0]
+        .scope
+        .as_ref()
+        .expect("scope");
+    assert_eq!(scope.name, "sqlgate-mcp.audit");
+    assert_eq!(scope.version, env!("CARGO_PKG_VERSION"));
+    let attr = |i: usize, key: &str| -> Option<String> {
+        rec(i).attributes.iter().find(|a| a.key == key).map(|a| {
+            let v = serde_json::to_value(a.value.as_ref().expect("value")).expect("json");
+            v.as_object()
+                .and_then(|o| o.values().next().cloned())
+                .map_or(String::new(), |x| {
+                    x.as_str().map_or_else(|| x.to_string(), str::to_string)
+                })
+        })
+    };
+    let ok = 1;
+    assert_eq!(
+        attr(ok, "gen_ai.operation.name").as_deref(),
+        Some("execute_tool")
     );
+    assert_eq!(attr(ok, "gen_ai.tool.name").as_deref(), Some("run_query"));
+    assert_eq!(attr(ok, "mcp.method.name").as_deref(), Some("tools/call"));
+    assert_eq!(attr(ok, "sqlgate.decision").as_deref(), Some("allow"));
+    assert_eq!(attr(ok, "sqlgate.query_class").as_deref(), Some("select"));
+    assert_eq!(attr(ok, "db.system.name").as_deref(), Some("sqlite"));
+    assert!(attr(ok, "db.query.text").is_some_and(|q| q.contains("products")));
+    assert!(attr(ok, "gen_ai.tool.call.id").is_some());
+    assert_eq!(attr(ok, "sqlgate.audit.seq").as_deref(), Some("1"));
+    assert_eq!(attr(ok, "sqlgate.audit.prev").map(|p| p.len()), Some(64));
+    assert_eq!(rec(ok).severity_text, "INFO");
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    assert_eq!(hex(&rec(ok).trace_id), "4bf92f3577b34da6a3ce929d0e0e4736");
+    assert_eq!(rec(ok).span_id.len(), 8);
+    let body = serde_json::to_value(rec(ok).body.as_ref().expect("body")).expect("json");
+    assert_eq!(body["stringValue"], "execute_tool run_query", "{body}");
+    // The refused call: ERROR with error.type; no traceparent: the session's trace.
+    assert_eq!(rec(2).severity_text, "ERROR");
+    assert_eq!(rec(2).severity_number, 17);
+    assert!(attr(2, "error.type").is_some());
+    assert_eq!(rec(2).trace_id.len(), 16);
+    assert_ne!(hex(&rec(2).trace_id), "4bf92f3577b34da6a3ce929d0e0e4736");
+    // The chain breaks in otel files too.
+    let mut edited = lines.clone();
+    edited[1] = edited[1].replacen("run_query", "run_qverY", 1);
+    let p = tampered(&path, "otel-edited", &edited);
+    let b = verify_files(&[&p]).expect("read").expect_err("edited");
+    assert_eq!((b.kind, b.line), (Tamper::Edited, 2), "{b:?}");
 }

@@ -105,7 +105,28 @@ pub fn resume(f: &mut File) -> std::io::Result<Resume> {
 }
 
 fn link_of(line: &[u8]) -> Option<Link> {
-    serde_json::from_slice::<Link>(line).ok()
+    Link::parse(line)
+}
+
+impl Link {
+    /// The chain fields of a line in either format (jsonl, or OTLP/JSON attributes).
+    pub fn parse(line: &[u8]) -> Option<Link> {
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        if v.get("resourceLogs").is_none() {
+            return serde_json::from_value(v).ok();
+        }
+        let a = super::otel::flat_attributes(&v)?;
+        let seq = a.get(super::otel::SEQ)?.as_str()?.parse().ok()?;
+        let prev = a
+            .get(super::otel::PREV)
+            .and_then(|p| p.as_str())
+            .map(str::to_string);
+        let header = match a.get(super::otel::HEADER).and_then(|h| h.as_str()) {
+            Some(h) => Some(serde_json::from_str(h).ok()?),
+            None => None,
+        };
+        Some(Link { seq, prev, header })
+    }
 }
 
 /// Splits the tail into its last line and the one before, and classifies the end.

@@ -3,6 +3,7 @@
 //! `sqlgate-mcp audit verify` ([`verify`]).
 
 pub mod chain;
+pub mod otel;
 pub mod verify;
 pub mod writer;
 
@@ -75,6 +76,15 @@ pub struct AuditRecord {
     pub committed_rows: Option<u64>,
     /// Duration in milliseconds.
     pub duration_ms: f64,
+    /// The JSON-RPC request id of the call (`gen_ai.tool.call.id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// The MCP session (streamable HTTP), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// A W3C `traceparent` the client sent in the call's `_meta`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
 }
 
 impl AuditRecord {
@@ -95,8 +105,22 @@ impl AuditRecord {
             preview_rows: None,
             committed_rows: None,
             duration_ms: 0.0,
+            call_id: None,
+            session_id: None,
+            traceparent: None,
         }
     }
+}
+
+/// How each line is written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditFormat {
+    /// One JSON object per line (the record's fields with `seq` and `prev`).
+    #[default]
+    Jsonl,
+    /// One OTLP/JSON `LogsData` object per line, for the OpenTelemetry Collector.
+    Otel,
 }
 
 /// What a failed audit write does to the call.
@@ -140,6 +164,8 @@ pub struct AuditOptions {
     pub failure: AuditFailure,
     /// Group commit (default) or one sync per record.
     pub per_record_sync: bool,
+    /// Line format.
+    pub format: AuditFormat,
     /// For the header.
     pub facts: ServerFacts,
 }
@@ -187,8 +213,8 @@ impl Audit {
             SyncPolicy::Group
         };
         let writer = match &opts.path {
-            Some(p) => Writer::file(p.clone(), header, sync)?,
-            None => Writer::stderr(header, sync)?,
+            Some(p) => Writer::file(p.clone(), header, sync, opts.format)?,
+            None => Writer::stderr(header, sync, opts.format)?,
         };
         let (tx, rx) = mpsc::unbounded_channel();
         std::thread::Builder::new()

@@ -70,7 +70,7 @@ struct Line {
 
 impl Line {
     fn link(&self) -> Option<Link> {
-        serde_json::from_slice(&self.text).ok()
+        Link::parse(&self.text)
     }
 }
 
@@ -279,7 +279,7 @@ fn count(sum: &mut Summary, line: &Line, link: &Link) {
         return;
     }
     sum.records += 1;
-    let v: serde_json::Value = serde_json::from_slice(&line.text).unwrap_or_default();
+    let v = fields(&line.text);
     let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
     if let Some(t) = field("time") {
         if sum.first_time.is_none() {
@@ -296,6 +296,28 @@ fn count(sum: &mut Summary, line: &Line, link: &Link) {
             *map.entry(x).or_default() += 1;
         }
     }
+}
+
+/// A record's fields by their jsonl names, in either format.
+fn fields(line: &[u8]) -> serde_json::Map<String, serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_slice(line).unwrap_or_default();
+    let Some(attrs) = super::otel::flat_attributes(&v) else {
+        return v.as_object().cloned().unwrap_or_default();
+    };
+    let mut out = serde_json::Map::new();
+    for (jsonl, attr) in [
+        ("decision", "sqlgate.decision"),
+        ("query_class", "sqlgate.query_class"),
+        ("tool", "gen_ai.tool.name"),
+    ] {
+        if let Some(x) = attrs.get(attr) {
+            out.insert(jsonl.into(), x.clone());
+        }
+    }
+    if let Some(t) = v.pointer("/resourceLogs/0/scopeLogs/0/logRecords/0/timeUnixNano") {
+        out.insert("time".into(), t.clone());
+    }
+    out
 }
 
 /// Runs `audit verify`: prints the summary JSON (exit 0) or the break (exit 1); 2 when a file

@@ -11,6 +11,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use super::chain::{resume, Break, ChainState, Header, Resume};
+use super::{otel, AuditFormat};
 
 /// How often the file is synced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +45,7 @@ pub struct Writer {
     chain: ChainState,
     sync: SyncPolicy,
     header: Header,
+    format: AuditFormat,
 }
 
 #[derive(Serialize)]
@@ -59,14 +61,35 @@ struct HeaderBody<'a> {
     header: &'a Header,
 }
 
-/// Encodes `body` as the chain's next line (with its newline) and advances the chain.
-fn encode<T: Serialize>(chain: &mut ChainState, body: &T) -> Result<Vec<u8>, String> {
-    let c = Chained {
-        seq: chain.next_seq,
-        prev: chain.prev.as_deref(),
-        body,
+/// What a line holds.
+enum Item<'a> {
+    Header(&'a Header),
+    Record(&'a serde_json::Value),
+}
+
+/// Encodes `item` as the chain's next line (with its newline) in `format`, and advances the chain.
+fn encode(
+    chain: &mut ChainState,
+    item: Item<'_>,
+    format: AuditFormat,
+    dialect: &str,
+) -> Result<Vec<u8>, String> {
+    let (seq, prev) = (chain.next_seq, chain.prev.as_deref());
+    let line = match (format, item) {
+        (AuditFormat::Jsonl, Item::Header(h)) => serde_json::to_vec(&Chained {
+            seq,
+            prev,
+            body: &HeaderBody { header: h },
+        }),
+        (AuditFormat::Jsonl, Item::Record(body)) => {
+            serde_json::to_vec(&Chained { seq, prev, body })
+        }
+        (AuditFormat::Otel, Item::Header(h)) => serde_json::to_vec(&otel::header(h, seq, prev)),
+        (AuditFormat::Otel, Item::Record(b)) => {
+            serde_json::to_vec(&otel::record(b, seq, prev, dialect))
+        }
     };
-    let mut line = serde_json::to_vec(&c).map_err(|e| e.to_string())?;
+    let mut line = line.map_err(|e| e.to_string())?;
     chain.advance(&line);
     line.push(b'\n');
     Ok(line)
@@ -78,26 +101,33 @@ fn now() -> String {
 
 impl Writer {
     /// A writer to stderr; writes its header.
-    pub fn stderr(header: Header, sync: SyncPolicy) -> std::io::Result<Self> {
+    pub fn stderr(header: Header, sync: SyncPolicy, format: AuditFormat) -> std::io::Result<Self> {
         let mut w = Writer {
             sink: Sink::Stderr,
             path: None,
             chain: ChainState::default(),
             sync,
             header,
+            format,
         };
         w.write_header("start", None)?;
         Ok(w)
     }
 
     /// A writer appending to `path`, continuing the chain the file ends with; writes its header.
-    pub fn file(path: PathBuf, header: Header, sync: SyncPolicy) -> std::io::Result<Self> {
+    pub fn file(
+        path: PathBuf,
+        header: Header,
+        sync: SyncPolicy,
+        format: AuditFormat,
+    ) -> std::io::Result<Self> {
         let mut w = Writer {
             sink: Sink::Stderr,
             path: Some(path),
             chain: ChainState::default(),
             sync,
             header,
+            format,
         };
         w.open("start")?;
         Ok(w)
@@ -144,8 +174,8 @@ impl Writer {
             ..self.header.clone()
         };
         let mut chain = self.chain.clone();
-        let line =
-            encode(&mut chain, &HeaderBody { header: &header }).map_err(std::io::Error::other)?;
+        let line = encode(&mut chain, Item::Header(&header), self.format, "")
+            .map_err(std::io::Error::other)?;
         self.durable(&line)?;
         self.chain = chain;
         Ok(())
@@ -221,7 +251,12 @@ impl Writer {
         let mut chain = self.chain.clone();
         let mut buf = Vec::new();
         for b in bodies {
-            buf.extend(encode(&mut chain, b)?);
+            buf.extend(encode(
+                &mut chain,
+                Item::Record(b),
+                self.format,
+                &self.header.dialect,
+            )?);
         }
         self.durable(&buf).map_err(|e| e.to_string())?;
         self.chain = chain;
