@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rusqlite::{params, Connection};
 use sqlgate::{ColumnRules, Dialect, Policy, QueryClass, WriteRules};
 
+use crate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
 use crate::engine::{Engine, EngineConfig};
@@ -348,21 +349,10 @@ async fn demo() -> Result<(), String> {
                     ))
                 );
             }
-            Err(e) => {
-                let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
-                println!(
-                    "   {} {} (query_class: {class}, stage: {})",
-                    st.bad("REFUSED"),
-                    e.code,
-                    e.stage
-                );
-                println!("   {}", e.message);
-                if let Some(h) = &e.hint {
-                    println!("   hint: {h}");
-                }
-            }
+            Err(e) => print_refusal(&st, &e),
         }
     }
+    write_scenes(&st, SCENARIOS.len() + 1).await?;
     println!();
     println!(
         "{}",
@@ -374,6 +364,89 @@ async fn demo() -> Result<(), String> {
         st.dim("(Claude Code: claude mcp add sqlgate-demo -- sqlgate-mcp serve --demo)")
     );
     Ok(())
+}
+
+/// The mutations the demo plays in `safe` mode: (what the agent wants, the SQL it sends).
+pub const WRITE_SCENARIOS: [(&str, &str); 2] = [
+    (
+        "An UPDATE without WHERE (every order at once)",
+        "UPDATE orders SET status = 'cancelled'",
+    ),
+    (
+        "Cancel one order: previewed, approved by the user, committed",
+        "UPDATE orders SET status = 'cancelled' WHERE id = 7",
+    ),
+];
+
+/// The write scenes: a `safe`-mode engine on a fresh temporary copy; the user's approval is
+/// played (accepted) and its message shown.
+async fn write_scenes(st: &Style, first: usize) -> Result<(), String> {
+    let mut config =
+        EngineConfig::read_only(demo_policy(), crate::config::DEFAULT_STATEMENT_TIMEOUT);
+    config.mode = crate::mode::Mode::Safe;
+    let engine = Engine::new(demo_backend(true)?, config).await?;
+    println!();
+    println!(
+        "{}",
+        st.dim("Now in --mode safe: run_mutation may modify orders and order_lines; every mutation is previewed (run, counted, rolled back) and needs the user's approval.")
+    );
+    for (i, (what, sql)) in WRITE_SCENARIOS.iter().enumerate() {
+        println!();
+        println!("{}", st.head(&format!("{}. {what}", first + i)));
+        println!("   agent sends to run_mutation: {sql}");
+        let approve = |r: ApprovalRequest| {
+            println!("   {} {}", st.ok("PREVIEW"), preview_line(r.preview_rows));
+            println!("   {}", st.dim("the user is asked (MCP elicitation):"));
+            for line in r.message().lines() {
+                println!("   {}", st.dim(&format!("| {line}")));
+            }
+            println!("   {} (played by the demo)", st.ok("the user APPROVES"));
+            std::future::ready(ApprovalAnswer::Accepted)
+        };
+        match engine.run_mutation(sql, approve).await.0 {
+            Ok(out) => println!(
+                "   {} {} changed; executed: {}",
+                st.ok("COMMITTED"),
+                preview_line(out.affected_rows).replace(" would change", ""),
+                out.executed_sql
+            ),
+            Err(e) => print_refusal(st, &e),
+        }
+    }
+    let (check, _) = engine
+        .run_query("SELECT id, status FROM orders WHERE id = 7")
+        .await;
+    if let Ok(out) = check {
+        let status = out.rows.first().and_then(|r| r.get("status"));
+        let status = status.and_then(|v| v.as_str()).unwrap_or_default();
+        println!(
+            "   {}",
+            st.dim(&format!("order 7 now reads: status = {status}"))
+        );
+    }
+    Ok(())
+}
+
+fn preview_line(rows: u64) -> String {
+    if rows == 1 {
+        "1 row would change".to_string()
+    } else {
+        format!("{rows} rows would change")
+    }
+}
+
+fn print_refusal(st: &Style, e: &crate::tool_error::ToolError) {
+    let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
+    println!(
+        "   {} {} (query_class: {class}, stage: {})",
+        st.bad("REFUSED"),
+        e.code,
+        e.stage
+    );
+    println!("   {}", e.message);
+    if let Some(h) = &e.hint {
+        println!("   hint: {h}");
+    }
 }
 
 #[cfg(test)]

@@ -209,3 +209,100 @@ fn serve_refuses_a_duration_without_a_unit() {
         assert!(err.contains("durations need a unit"), "{line}: {err}");
     }
 }
+
+#[test]
+fn check_mutation_prints_the_mutation_verdict_and_schema_describes_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let policy = dir.path().join("p.toml");
+    std::fs::write(
+        &policy,
+        "dialect = \"postgres\"\n[writes]\ntables = [\"orders\"]\n",
+    )
+    .expect("write policy");
+    let p = policy.to_str().expect("utf-8");
+    let sql = "UPDATE orders SET status = 'x' WHERE id = 7";
+    let out = run(&["check", "--mutation", "--policy", p, sql], None);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(v["allowed"], true);
+    assert_eq!(v["target"], "orders");
+    assert_eq!(v["has_where"], true);
+    let out = run(
+        &["check", "--mutation", "--policy", p, "DELETE FROM orders"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["error"]["code"], "statement_not_allowed");
+    // Without --mutation the read entry refuses every mutation.
+    let out = run(&["check", "--policy", p, sql], None);
+    assert_eq!(json(&out)["error"]["code"], "statement_not_allowed");
+    let out = run(&["schema", "mutation-verdict"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let schema = json(&out);
+    assert!(schema["properties"]["target"].is_object(), "{schema}");
+    assert!(schema["properties"]["has_where"].is_object(), "{schema}");
+}
+
+#[test]
+fn serve_refuses_write_modes_it_cannot_honour() {
+    // No `writes` in the policy: the message says what to add.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("x.db");
+    rusqlite::Connection::open(&db)
+        .and_then(|c| c.execute_batch("CREATE TABLE t (a int)"))
+        .expect("create db");
+    let url = format!("sqlite:{}", db.display());
+    let out = run(&["serve", "--database-url", &url, "--mode", "safe"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("[writes]") && err.contains("tables ="),
+        "{err}"
+    );
+    // Stateless HTTP has no session to ask the user on.
+    for mode in ["safe", "delete_safe"] {
+        let out = run(
+            &[
+                "serve",
+                "--demo",
+                "--mode",
+                mode,
+                "--http",
+                "127.0.0.1:0",
+                "--stateless",
+                "--allow-unauthenticated",
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(1), "{mode}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--stateless") && err.contains("elicitation"),
+            "{err}"
+        );
+    }
+    let out = run(&["serve", "--demo", "--mode", "yolo"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["serve", "--demo", "--approval-timeout", "300"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("durations need a unit"));
+}
+
+#[test]
+fn the_demo_plays_a_refused_and_an_approved_mutation() {
+    let out = run(&["demo"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let refused = text
+        .find("REFUSED unbounded_mutation")
+        .expect("unbounded refused");
+    let preview = text.find("PREVIEW 1 row would change").expect("preview");
+    let committed = text
+        .find("COMMITTED 1 row changed; executed: UPDATE orders SET status = 'cancelled' WHERE id = 7")
+        .expect("commit");
+    assert!(refused < preview && preview < committed, "{text}");
+    assert!(
+        text.contains("order 7 now reads: status = cancelled"),
+        "{text}"
+    );
+}

@@ -42,6 +42,11 @@ impl SqliteBackend {
         Ok(b)
     }
 
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Lets `mutate` open read-write connections (only a write mode calls this).
     pub fn allow_writes(mut self) -> Self {
         self.writable = true;

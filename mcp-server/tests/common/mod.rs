@@ -129,3 +129,47 @@ pub async fn call(client: &Peer<RoleClient>, tool: &str, args: Value) -> CallToo
 pub fn structured(r: &CallToolResult) -> Value {
     r.structured_content.clone().unwrap_or(Value::Null)
 }
+
+/// A client whose user approves every elicitation (`{"approve": true}`), counting the requests.
+#[derive(Clone, Default)]
+pub struct AlwaysApprove {
+    /// Elicitation requests received.
+    pub asked: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl rmcp::ClientHandler for AlwaysApprove {
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(serde_json::json!({ "approve": true })),
+        )
+    }
+
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::builder()
+                .enable_elicitation()
+                .build(),
+            rmcp::model::Implementation::new("sqlgate-tests-always-approve", "0"),
+        )
+    }
+}
+
+/// An rmcp client with `handler` talking to `server` over an in-memory pipe.
+pub async fn serve_in_process_with<H: rmcp::ClientHandler>(
+    server: SqlGateServer,
+    handler: H,
+) -> RunningService<RoleClient, H> {
+    let (a, b) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(a).await {
+            let _ = running.waiting().await;
+        }
+    });
+    handler.serve(b).await.expect("client")
+}
