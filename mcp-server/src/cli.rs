@@ -186,4 +186,7 @@ pub struct ServeArgs {
     /// Audit line format: jsonl (default) or otel (one OTLP/JSON LogsData object per line).
     #[arg(long, value_enum)]
     pub audit_format: Option<crate::audit::AuditFormat>,
+    /// Publish only these tools (comma-separated); the rest are neither listed nor callable.
+    #[arg(long, value_delimiter = ',')]
+    pub tools: Option<Vec<String>>,
 }

@@ -172,6 +172,8 @@ pub struct FileConfig {
     pub audit_failure: Option<crate::audit::AuditFailure>,
     /// Audit line format.
     pub audit_format: Option<crate::audit::AuditFormat>,
+    /// Tools to publish.
+    pub enabled_tools: Option<Vec<String>>,
 }
 
 /// Where the data comes from.
@@ -226,6 +228,8 @@ pub struct ServeConfig {
     pub audit_failure: crate::audit::AuditFailure,
     /// Audit line format.
     pub audit_format: crate::audit::AuditFormat,
+    /// Tools to publish (`None`: all).
+    pub enabled_tools: Option<Vec<String>>,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -324,6 +328,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .or(file.audit_failure)
             .unwrap_or_default(),
         audit_format: args.audit_format.or(file.audit_format).unwrap_or_default(),
+        enabled_tools: args.tools.clone().or(file.enabled_tools),
     })
 }
 

@@ -98,7 +98,7 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
             eprintln!("sqlgate-mcp: WARNING: {w}. Connect with a read-only role (or pass --require-read-only-role to refuse to start).");
         }
     }
-    let engine = Engine::new(
+    let mut engine = Engine::new(
         backend,
         EngineConfig {
             policy,
@@ -109,8 +109,23 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
         },
     )
     .await?;
+    engine.set_enabled_tools(check_tools(cfg.enabled_tools.clone())?);
     check_writes(&engine).await?;
     Ok(engine)
+}
+
+/// `--tools`: every name must be a tool this server has.
+fn check_tools(names: Option<Vec<String>>) -> Result<Option<Vec<String>>, String> {
+    let Some(names) = names else { return Ok(None) };
+    let known = SqlGateServer::all_tool_names();
+    let names: Vec<String> = names.iter().map(|n| n.trim().to_string()).collect();
+    if let Some(bad) = names.iter().find(|n| !known.contains(n)) {
+        return Err(format!(
+            "--tools: unknown tool `{bad}`; tools: {}",
+            known.join(", ")
+        ));
+    }
+    Ok(Some(names))
 }
 
 /// In a write mode: say which tables run_mutation may modify; on PostgreSQL, refuse to start when

@@ -148,12 +148,29 @@ impl SqlGateServer {
         if audit.path().is_none() {
             tool_router.remove_route("audit_verify");
         }
+        // --tools: the rest are neither listed nor callable.
+        if let Some(enabled) = engine.enabled_tools() {
+            for t in tool_router.list_all() {
+                if !enabled.iter().any(|e| *e == t.name) {
+                    tool_router.remove_route(&t.name);
+                }
+            }
+        }
         SqlGateServer {
             engine,
             audit,
             instructions,
             tool_router,
         }
+    }
+
+    /// Every tool this server can publish.
+    pub fn all_tool_names() -> Vec<String> {
+        Self::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect()
     }
 
     async fn audited(
@@ -404,6 +421,46 @@ impl SqlGateServer {
                 "message": crate::audit::verify::describe(&b),
             }),
         };
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        let mut r = CallToolResult::structured(v);
+        r.content = vec![ContentBlock::text(text)];
+        Ok(r)
+    }
+
+    /// Describes the server (never the database URL).
+    #[tool(
+        name = "server_info",
+        description = "Describe this server: sqlgate version, SQL dialect, database kind, mode, row cap, statement timeout, audit sink, format and hash-chain position.",
+        annotations(
+            title = "Server info",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    pub async fn server_info(&self) -> Result<CallToolResult, McpError> {
+        let e = &self.engine;
+        let chain = self.audit.chain_status().await;
+        let v = serde_json::json!({
+            "sqlgate_version": env!("CARGO_PKG_VERSION"),
+            "dialect": e.backend().dialect().as_str(),
+            "database": match e.backend() {
+                crate::backend::Backend::Sqlite(_) => "sqlite",
+                crate::backend::Backend::Postgres(_) => "postgres",
+            },
+            "mode": e.mode().as_str(),
+            "row_cap": e.row_cap(),
+            "statement_timeout_ms": e.statement_timeout().as_millis() as u64,
+            "audit": {
+                "sink": if self.audit.path().is_some() { "file" } else { "stderr" },
+                "format": self.audit.format(),
+                "chain": chain.map(|c| serde_json::json!({
+                    "next_seq": c.next_seq,
+                    "last_hash": c.prev,
+                })),
+            },
+        });
         let text = serde_json::to_string_pretty(&v).unwrap_or_default();
         let mut r = CallToolResult::structured(v);
         r.content = vec![ContentBlock::text(text)];

@@ -222,7 +222,8 @@ async fn sighup_rotates_the_binary_audit_file() {
     );
 }
 
-/// A server whose audit file is rotated onto `/dev/full` (every write fails with ENOSPC).
+/// A full-access demo server whose audit file is rotated onto `/dev/full` (every write fails
+/// with ENOSPC) while it runs.
 async fn full_device_server(failure: AuditFailure) -> (SqlGateServer, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("audit.jsonl");
@@ -235,8 +236,15 @@ async fn full_device_server(failure: AuditFailure) -> (SqlGateServer, tempfile::
     std::fs::remove_file(&path).expect("rm");
     std::os::unix::fs::symlink("/dev/full", &path).expect("symlink");
     audit.reopen();
-    (SqlGateServer::new(engine().await, audit), dir)
+    let mode = sqlgate_mcp::mode::Mode::FullAccess;
+    let mut config = EngineConfig::read_only(demo_policy(), Duration::from_secs(5));
+    config.mode = mode;
+    let backend = demo_backend(true).expect("demo backend");
+    let engine = Arc::new(Engine::new(backend, config).await.expect("engine"));
+    (SqlGateServer::new(engine, audit), dir)
 }
+
+const UPDATE_7: &str = "UPDATE orders SET status = 'cancelled' WHERE id = 7";
 
 #[cfg(unix)]
 #[tokio::test]
@@ -246,12 +254,17 @@ async fn unwritable_audit_fails_calls_or_only_mutations() {
     let r = try_call(&client, "run_query", json!({"sql": "SELECT 1 AS n"})).await;
     let e = r.expect_err("strict: the call fails without its record");
     assert!(e.to_string().contains("audit log write failed"), "{e}");
+    let r = try_call(&client, "run_mutation", json!({ "sql": UPDATE_7 })).await;
+    assert!(r.is_err(), "strict: a mutation fails too: {r:?}");
     let _ = client.cancel().await;
 
     let (server, _dir) = full_device_server(AuditFailure::StrictMutations).await;
     let client = serve_in_process(server).await;
     let r = call(&client, "run_query", json!({"sql": "SELECT 1 AS n"})).await;
     assert_eq!(structured(&r)["rows"][0]["n"], 1, "reads continue: {r:?}");
+    let r = try_call(&client, "run_mutation", json!({ "sql": UPDATE_7 })).await;
+    let e = r.expect_err("strict_mutations: a mutation fails without its record");
+    assert!(e.to_string().contains("audit log write failed"), "{e}");
     let _ = client.cancel().await;
 }
 
@@ -498,4 +511,61 @@ async fn otel_lines_decode_as_otlp_logs_data_and_chain() {
     let p = tampered(&path, "otel-edited", &edited);
     let b = verify_files(&[&p]).expect("read").expect_err("edited");
     assert_eq!((b.kind, b.line), (Tamper::Edited, 2), "{b:?}");
+}
+
+#[tokio::test]
+async fn server_info_reports_the_audit_chain() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("audit.jsonl");
+    let server = SqlGateServer::new(engine().await, Audit::file(&path).expect("audit"));
+    let client = serve_in_process(server).await;
+    call(&client, "list_tables", json!({})).await;
+    let r = call(&client, "server_info", json!({})).await;
+    let v = structured(&r);
+    assert_eq!(v["sqlgate_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        (v["dialect"].as_str(), v["database"].as_str()),
+        (Some("sqlite"), Some("sqlite"))
+    );
+    assert_eq!(v["mode"], "read_only");
+    assert_eq!(v["audit"]["sink"], "file");
+    assert_eq!(v["audit"]["format"], "jsonl");
+    // Header and list_tables are written; server_info's own record comes after.
+    assert_eq!(v["audit"]["chain"]["next_seq"], 2, "{v}");
+    let last = lines_of(&path).pop().expect("line");
+    let hash = sqlgate_mcp::audit::chain::sha256_hex(last.as_bytes());
+    assert_eq!(v["audit"]["chain"]["last_hash"], hash.as_str());
+    let _ = client.cancel().await;
+}
+
+#[tokio::test]
+async fn tools_flag_publishes_only_the_named_tools() {
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    let bin = env!("CARGO_BIN_EXE_sqlgate-mcp");
+    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|c| {
+        c.args(["serve", "--demo", "--tools", "list_tables,server_info"]);
+        c.stderr(std::process::Stdio::null());
+    }))
+    .expect("spawn");
+    let client = ().serve(transport).await.expect("initialize");
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .expect("tools")
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["list_tables", "server_info"]);
+    let r = try_call(&client, "run_query", json!({"sql": "SELECT 1"})).await;
+    assert!(r.is_err(), "an unpublished tool is not callable: {r:?}");
+    call(&client, "list_tables", json!({})).await;
+    let _ = client.cancel().await;
+    let out = Command::new(bin)
+        .args(["serve", "--demo", "--tools", "list_tables,drop_everything"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown tool `drop_everything`"), "{err}");
 }

@@ -113,7 +113,9 @@ impl AuditRecord {
 }
 
 /// How each line is written.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AuditFormat {
     /// One JSON object per line (the record's fields with `seq` and `prev`).
@@ -175,6 +177,7 @@ pub struct AuditOptions {
 pub struct Audit {
     tx: mpsc::UnboundedSender<Msg>,
     failure: AuditFailure,
+    format: AuditFormat,
     path: Option<Arc<PathBuf>>,
 }
 
@@ -223,6 +226,7 @@ impl Audit {
         Ok(Audit {
             tx,
             failure: opts.failure,
+            format: opts.format,
             path: opts.path.map(Arc::new),
         })
     }
@@ -233,6 +237,7 @@ impl Audit {
         Audit {
             tx,
             failure: AuditFailure::Strict,
+            format: AuditFormat::Jsonl,
             path: None,
         }
     }
@@ -240,6 +245,19 @@ impl Audit {
     /// The audit file, if any.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref().map(PathBuf::as_path)
+    }
+
+    /// The line format.
+    pub fn format(&self) -> AuditFormat {
+        self.format
+    }
+
+    /// Where the chain stands: the next `seq` and the last line's hash (`None` if the writer
+    /// has stopped).
+    pub async fn chain_status(&self) -> Option<chain::ChainState> {
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(Msg::Status(reply)).ok()?;
+        rx.await.ok()
     }
 
     /// Asks the writer to reopen its file (SIGHUP: the operator rotated it).

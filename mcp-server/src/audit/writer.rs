@@ -36,6 +36,8 @@ pub enum Msg {
     Record(serde_json::Value, oneshot::Sender<Result<(), String>>),
     /// Close and reopen the file (rotation), continuing the chain with a header.
     Reopen,
+    /// Where the chain stands (after everything queued before).
+    Status(oneshot::Sender<ChainState>),
 }
 
 /// The writer's state.
@@ -211,6 +213,10 @@ impl Writer {
                     Msg::Reopen => {
                         self.flush(&mut batch);
                         self.reopen();
+                    }
+                    Msg::Status(reply) => {
+                        self.flush(&mut batch);
+                        let _ = reply.send(self.chain.clone());
                     }
                 }
                 next = rx.try_recv().ok();
