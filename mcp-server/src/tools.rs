@@ -1,6 +1,7 @@
 //! The MCP server: four read-only tools over an [`Engine`], with output schemas, structured
 //! content, a text rendering and the MCP hints. Every call is audited.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -402,17 +403,16 @@ impl SqlGateServer {
         )
     )]
     pub async fn audit_verify(&self) -> Result<CallToolResult, McpError> {
-        let Some(path) = self.audit.path().map(|p| vec![p.to_path_buf()]) else {
+        let Some(path) = self.audit.path().map(Path::to_path_buf) else {
             return Err(McpError::invalid_request(
                 "no audit file is configured",
                 None,
             ));
         };
-        let outcome =
-            tokio::task::spawn_blocking(move || crate::audit::verify::verify_files(&path))
-                .await
-                .map_err(|e| McpError::internal_error(e.to_string(), None))?
-                .map_err(|e| McpError::internal_error(e, None))?;
+        let outcome = tokio::task::spawn_blocking(move || crate::audit::verify::verify_live(&path))
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?
+            .map_err(|e| McpError::internal_error(e, None))?;
         let v = match outcome {
             Ok(sum) => serde_json::json!({ "intact": true, "summary": sum }),
             Err(b) => serde_json::json!({

@@ -569,3 +569,24 @@ async fn tools_flag_publishes_only_the_named_tools() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown tool `drop_everything`"), "{err}");
 }
+
+#[tokio::test]
+async fn unreadable_last_line_is_named_by_the_next_header() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("audit.jsonl");
+    write_records(&Audit::file(&path).expect("audit"), 2).await;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("open");
+    std::io::Write::write_all(&mut f, b"not json at all\n").expect("append");
+    drop(f);
+    write_records(&Audit::file(&path).expect("audit"), 1).await;
+    let s = intact(&[&path]);
+    assert_eq!(
+        (s.records, s.headers, s.recorded_breaks.len()),
+        (3, 2, 1),
+        "{s:?}"
+    );
+    assert_eq!(lines_of(&path).len(), 6, "no empty line was added");
+}

@@ -149,7 +149,15 @@ impl Writer {
             Resume::Empty => (fresh_reason, None),
             Resume::Continue(state) => {
                 self.chain = state;
-                ("restart", None)
+                // The same file again: a restart, or a SIGHUP without a rotation.
+                (
+                    if fresh_reason == "start" {
+                        "restart"
+                    } else {
+                        "reopen"
+                    },
+                    None,
+                )
             }
             Resume::Torn(state, brk) => {
                 eprintln!(
@@ -158,8 +166,10 @@ impl Writer {
                     brk.reason,
                     brk.offset
                 );
-                // End the torn fragment so the header starts its own line.
-                f.write_all(b"\n")?;
+                // End a torn fragment (no newline) so the header starts its own line.
+                if brk.offset + brk.bytes == f.metadata()?.len() {
+                    f.write_all(b"\n")?;
+                }
                 self.chain = state;
                 ("torn", Some(brk))
             }
