@@ -32,6 +32,21 @@ pub enum Command {
     Demo,
     /// Serve the MCP tools over stdio (default) or streamable HTTP.
     Serve(Box<ServeArgs>),
+    /// Audit log tools.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+/// `audit` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Check the hash chain through the files, in order (rotated files first): exit 0 and a
+    /// summary when intact, 1 naming the first line that breaks it.
+    Verify {
+        /// The audit files, oldest first.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
 }
 
 /// Which JSON Schema `schema` prints.
@@ -164,4 +179,14 @@ pub struct ServeArgs {
     /// Append the audit log (one JSON line per tool call, fsynced) to this file instead of stderr.
     #[arg(long)]
     pub audit_file: Option<PathBuf>,
+    /// What a failed audit write does: strict (the call fails; default) or strict_mutations
+    /// (mutations fail; reads continue with a note on stderr).
+    #[arg(long, value_enum)]
+    pub audit_failure: Option<crate::audit::AuditFailure>,
+    /// Audit line format: jsonl (default) or otel (one OTLP/JSON LogsData object per line).
+    #[arg(long, value_enum)]
+    pub audit_format: Option<crate::audit::AuditFormat>,
+    /// Publish only these tools (comma-separated); the rest are neither listed nor callable.
+    #[arg(long, value_delimiter = ',')]
+    pub tools: Option<Vec<String>>,
 }

@@ -168,6 +168,12 @@ pub struct FileConfig {
     pub max_body_bytes: Option<usize>,
     /// Audit file.
     pub audit_file: Option<PathBuf>,
+    /// What a failed audit write does.
+    pub audit_failure: Option<crate::audit::AuditFailure>,
+    /// Audit line format.
+    pub audit_format: Option<crate::audit::AuditFormat>,
+    /// Tools to publish.
+    pub enabled_tools: Option<Vec<String>>,
 }
 
 /// Where the data comes from.
@@ -218,6 +224,12 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
     /// Audit file (stderr when `None`).
     pub audit_file: Option<PathBuf>,
+    /// What a failed audit write does.
+    pub audit_failure: crate::audit::AuditFailure,
+    /// Audit line format.
+    pub audit_format: crate::audit::AuditFormat,
+    /// Tools to publish (`None`: all).
+    pub enabled_tools: Option<Vec<String>>,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -311,6 +323,12 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .or(file.max_body_bytes)
             .unwrap_or(DEFAULT_MAX_BODY_BYTES),
         audit_file: args.audit_file.clone().or(file.audit_file),
+        audit_failure: args
+            .audit_failure
+            .or(file.audit_failure)
+            .unwrap_or_default(),
+        audit_format: args.audit_format.or(file.audit_format).unwrap_or_default(),
+        enabled_tools: args.tools.clone().or(file.enabled_tools),
     })
 }
 

@@ -109,6 +109,7 @@ pub struct Engine {
     backend: Backend,
     config: EngineConfig,
     snapshot: RwLock<Arc<Snapshot>>,
+    enabled_tools: Option<Vec<String>>,
 }
 
 /// Quotes an identifier exactly (double quotes, doubled inside).
@@ -175,7 +176,18 @@ impl Engine {
             backend,
             config,
             snapshot: RwLock::new(Arc::new(snapshot)),
+            enabled_tools: None,
         })
+    }
+
+    /// Publishes only these tools (`--tools`); `None` publishes all.
+    pub fn set_enabled_tools(&mut self, names: Option<Vec<String>>) {
+        self.enabled_tools = names;
+    }
+
+    /// The tools the operator enabled (`None`: all).
+    pub fn enabled_tools(&self) -> Option<&[String]> {
+        self.enabled_tools.as_deref()
     }
 
     fn snapshot(&self) -> Arc<Snapshot> {

@@ -1,7 +1,7 @@
 //! `sqlgate-mcp`: the command line entry point.
 
 use clap::Parser;
-use sqlgate_mcp::cli::{Cli, Command};
+use sqlgate_mcp::cli::{AuditCommand, Cli, Command};
 
 /// mimalloc, as in pydantic-core and most napi-rs addons: a check allocates hundreds of small
 /// nodes, and glibc's malloc and free were a quarter of its instructions.
@@ -15,6 +15,9 @@ fn main() {
         Command::Schema { which } => sqlgate_mcp::check::run_schema(which),
         Command::Demo => sqlgate_mcp::demo::run_demo(),
         Command::Serve(args) => sqlgate_mcp::serve::run_serve(&args),
+        Command::Audit(AuditCommand::Verify { files }) => {
+            sqlgate_mcp::audit::verify::run_verify(&files)
+        }
     };
     std::process::exit(code);
 }

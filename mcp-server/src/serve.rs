@@ -6,7 +6,7 @@ use rmcp::ServiceExt;
 use sqlgate::Policy;
 use tokio_util::sync::CancellationToken;
 
-use crate::audit::Audit;
+use crate::audit::{Audit, AuditOptions, ServerFacts};
 use crate::backend::postgres::PgBackend;
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
@@ -98,7 +98,7 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
             eprintln!("sqlgate-mcp: WARNING: {w}. Connect with a read-only role (or pass --require-read-only-role to refuse to start).");
         }
     }
-    let engine = Engine::new(
+    let mut engine = Engine::new(
         backend,
         EngineConfig {
             policy,
@@ -109,8 +109,23 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
         },
     )
     .await?;
+    engine.set_enabled_tools(check_tools(cfg.enabled_tools.clone())?);
     check_writes(&engine).await?;
     Ok(engine)
+}
+
+/// `--tools`: every name must be a tool this server has.
+fn check_tools(names: Option<Vec<String>>) -> Result<Option<Vec<String>>, String> {
+    let Some(names) = names else { return Ok(None) };
+    let known = SqlGateServer::all_tool_names();
+    let names: Vec<String> = names.iter().map(|n| n.trim().to_string()).collect();
+    if let Some(bad) = names.iter().find(|n| !known.contains(n)) {
+        return Err(format!(
+            "--tools: unknown tool `{bad}`; tools: {}",
+            known.join(", ")
+        ));
+    }
+    Ok(Some(names))
 }
 
 /// In a write mode: say which tables run_mutation may modify; on PostgreSQL, refuse to start when
@@ -144,12 +159,46 @@ async fn check_writes(engine: &Engine) -> Result<(), String> {
     Ok(())
 }
 
-async fn serve(cfg: ServeConfig) -> Result<(), String> {
-    let audit = match &cfg.audit_file {
-        Some(p) => Audit::file(p)
-            .map_err(|e| format!("cannot open the audit file {}: {e}", p.display()))?,
-        None => Audit::stderr(),
+/// Opens the audit log (its header names the effective policy) and reopens it on SIGHUP.
+fn open_audit(cfg: &ServeConfig, engine: &Engine) -> Result<Audit, String> {
+    let facts = ServerFacts {
+        mode: cfg.mode.as_str().to_string(),
+        dialect: engine.policy().dialect.as_str().to_string(),
+        policy_json: serde_json::to_string(engine.policy()).map_err(|e| e.to_string())?,
     };
+    let opts = AuditOptions {
+        path: cfg.audit_file.clone(),
+        failure: cfg.audit_failure,
+        per_record_sync: false,
+        format: cfg.audit_format,
+        facts,
+    };
+    let audit = Audit::open(opts).map_err(|e| match &cfg.audit_file {
+        Some(p) => format!("cannot open the audit file {}: {e}", p.display()),
+        None => format!("cannot write the audit log: {e}"),
+    })?;
+    reopen_on_hangup(audit.clone());
+    Ok(audit)
+}
+
+#[cfg(unix)]
+fn reopen_on_hangup(audit: Audit) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut hup) = signal(SignalKind::hangup()) else {
+        eprintln!("sqlgate-mcp: warning: cannot listen for SIGHUP; audit rotation needs a restart");
+        return;
+    };
+    tokio::spawn(async move {
+        while hup.recv().await.is_some() {
+            audit.reopen();
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn reopen_on_hangup(_audit: Audit) {}
+
+async fn serve(cfg: ServeConfig) -> Result<(), String> {
     let token = match (&cfg.http, &cfg.auth_token_env) {
         (Some(_), Some(var)) => match std::env::var(var) {
             Ok(t) if !t.trim().is_empty() => Some(t.trim().to_string()),
@@ -164,6 +213,7 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
         _ => None,
     };
     let engine = Arc::new(build_engine(&cfg).await?);
+    let audit = open_audit(&cfg, &engine)?;
     let shutdown = CancellationToken::new();
     {
         let s = shutdown.clone();

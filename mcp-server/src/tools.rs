@@ -1,6 +1,7 @@
 //! The MCP server: four read-only tools over an [`Engine`], with output schemas, structured
 //! content, a text rendering and the MCP hints. Every call is audited.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -127,6 +128,13 @@ fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String
     }
 }
 
+/// The streamable HTTP session id, from the request's headers.
+fn session_of(ctx: &RequestContext<RoleServer>) -> Option<String> {
+    let parts = ctx.extensions.get::<http::request::Parts>()?;
+    let id = parts.headers.get("mcp-session-id")?.to_str().ok()?;
+    Some(id.to_string())
+}
+
 #[tool_router]
 impl SqlGateServer {
     /// A server over `engine`, auditing to `audit`.
@@ -137,12 +145,33 @@ impl SqlGateServer {
         if !engine.mode().writes() {
             tool_router.remove_route("run_mutation");
         }
+        // audit_verify checks the configured file: without one there is nothing to verify.
+        if audit.path().is_none() {
+            tool_router.remove_route("audit_verify");
+        }
+        // --tools: the rest are neither listed nor callable.
+        if let Some(enabled) = engine.enabled_tools() {
+            for t in tool_router.list_all() {
+                if !enabled.iter().any(|e| *e == t.name) {
+                    tool_router.remove_route(&t.name);
+                }
+            }
+        }
         SqlGateServer {
             engine,
             audit,
             instructions,
             tool_router,
         }
+    }
+
+    /// Every tool this server can publish.
+    pub fn all_tool_names() -> Vec<String> {
+        Self::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect()
     }
 
     async fn audited(
@@ -156,13 +185,25 @@ impl SqlGateServer {
         record.client = client;
         record.client_version = version;
         record.duration_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
-        self.audit.record(record).await.map_err(|e| {
-            McpError::internal_error(
+        record.call_id = Some(ctx.id.to_string());
+        record.session_id = session_of(ctx);
+        record.traceparent = ctx
+            .meta
+            .get("traceparent")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let tool = record.tool.clone();
+        match self.audit.record(record).await {
+            Ok(()) => Ok(result),
+            Err(e) if !self.audit.must_fail(&tool) => {
+                eprintln!("sqlgate-mcp: audit log write failed ({e}); {tool} continues (--audit-failure strict_mutations)");
+                Ok(result)
+            }
+            Err(e) => Err(McpError::internal_error(
                 format!("audit log write failed, so the call was not completed: {e}"),
                 None,
-            )
-        })?;
-        Ok(result)
+            )),
+        }
     }
 
     /// Lists the tables and views the policy allows.
@@ -347,6 +388,83 @@ impl SqlGateServer {
             ..AuditRecord::new("run_mutation", trace.decision)
         };
         self.audited(&ctx, rec, start, result).await
+    }
+
+    /// Verifies the audit file's hash chain.
+    #[tool(
+        name = "audit_verify",
+        description = "Verify the hash chain of this server's audit file: records, time range, counts per decision and query class when intact; otherwise the first line that breaks it and how (edited, deleted, inserted, reordered, truncated).",
+        annotations(
+            title = "Verify audit log",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    pub async fn audit_verify(&self) -> Result<CallToolResult, McpError> {
+        let Some(path) = self.audit.path().map(Path::to_path_buf) else {
+            return Err(McpError::invalid_request(
+                "no audit file is configured",
+                None,
+            ));
+        };
+        let outcome = tokio::task::spawn_blocking(move || crate::audit::verify::verify_live(&path))
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?
+            .map_err(|e| McpError::internal_error(e, None))?;
+        let v = match outcome {
+            Ok(sum) => serde_json::json!({ "intact": true, "summary": sum }),
+            Err(b) => serde_json::json!({
+                "intact": false,
+                "broken": b,
+                "message": crate::audit::verify::describe(&b),
+            }),
+        };
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        let mut r = CallToolResult::structured(v);
+        r.content = vec![ContentBlock::text(text)];
+        Ok(r)
+    }
+
+    /// Describes the server (never the database URL).
+    #[tool(
+        name = "server_info",
+        description = "Describe this server: sqlgate version, SQL dialect, database kind, mode, row cap, statement timeout, audit sink, format and hash-chain position.",
+        annotations(
+            title = "Server info",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    pub async fn server_info(&self) -> Result<CallToolResult, McpError> {
+        let e = &self.engine;
+        let chain = self.audit.chain_status().await;
+        let v = serde_json::json!({
+            "sqlgate_version": env!("CARGO_PKG_VERSION"),
+            "dialect": e.backend().dialect().as_str(),
+            "database": match e.backend() {
+                crate::backend::Backend::Sqlite(_) => "sqlite",
+                crate::backend::Backend::Postgres(_) => "postgres",
+            },
+            "mode": e.mode().as_str(),
+            "row_cap": e.row_cap(),
+            "statement_timeout_ms": e.statement_timeout().as_millis() as u64,
+            "audit": {
+                "sink": if self.audit.path().is_some() { "file" } else { "stderr" },
+                "format": self.audit.format(),
+                "chain": chain.map(|c| serde_json::json!({
+                    "next_seq": c.next_seq,
+                    "last_hash": c.prev,
+                })),
+            },
+        });
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        let mut r = CallToolResult::structured(v);
+        r.content = vec![ContentBlock::text(text)];
+        Ok(r)
     }
 }
 
