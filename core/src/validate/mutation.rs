@@ -8,9 +8,9 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{
     Assignment, AssignmentTarget, ConflictTarget, Delete, Expr, FromTable, Ident, Insert, Merge,
-    MergeAction, MergeInsertKind, MergeUpdateKind, ObjectName, OnConflictAction, OnInsert, Query,
-    SelectItem, SetExpr, Spanned, SqliteOnConflict, Statement, TableFactor, TableObject,
-    TableWithJoins, Update, UpdateTableFromKind, Visit, Visitor,
+    MergeAction, MergeInsertKind, MergeUpdateKind, ObjectName, OnConflictAction, OnInsert,
+    OptimizerHint, OrderByExpr, Query, SelectItem, SetExpr, Spanned, SqliteOnConflict, Statement,
+    TableFactor, TableObject, TableWithJoins, Update, UpdateTableFromKind, Visit, Visitor,
 };
 
 use super::diagnostics as refuse;
@@ -287,15 +287,8 @@ impl Walker<'_, '_> {
             limit,
             settings,
         } = update;
-        if !optimizer_hints.is_empty() {
-            return Err(refuse::optimizer_hints(location));
-        }
-        if on_cluster.is_some() || output.is_some() || settings.is_some() {
-            return Err(refuse::mutation_clause(
-                "ON CLUSTER, OUTPUT or SETTINGS",
-                location,
-            ));
-        }
+        let engine_clauses = on_cluster.is_some() || output.is_some() || settings.is_some();
+        refused_extras(optimizer_hints, engine_clauses, location)?;
         if matches!(or, Some(SqliteOnConflict::Replace)) {
             // SQLite's UPDATE OR REPLACE deletes the rows its new values conflict with.
             found.class = QueryClass::MutationDelete;
@@ -309,10 +302,13 @@ impl Walker<'_, '_> {
             self.read_sources(items, &mut scope)?;
         }
         self.assignments(assignments, &scope, &target, found)?;
-        self.condition(selection.as_ref(), &scope, writes, found, location)?;
-        self.exprs(order_by, &scope)?;
-        self.exprs(limit, &scope)?;
-        self.returning(returning.as_deref(), &scope, location)
+        let tail = Tail {
+            selection: selection.as_ref(),
+            order_by,
+            limit: limit.as_ref(),
+            returning: returning.as_deref(),
+        };
+        self.tail(tail, &scope, writes, found, location)
     }
 
     fn delete(
@@ -338,15 +334,8 @@ impl Walker<'_, '_> {
             settings,
         } = delete;
         found.class = QueryClass::MutationDelete;
-        if !optimizer_hints.is_empty() {
-            return Err(refuse::optimizer_hints(location));
-        }
-        if on_cluster.is_some() || output.is_some() || settings.is_some() {
-            return Err(refuse::mutation_clause(
-                "ON CLUSTER, OUTPUT or SETTINGS",
-                location,
-            ));
-        }
+        let engine_clauses = on_cluster.is_some() || output.is_some() || settings.is_some();
+        refused_extras(optimizer_hints, engine_clauses, location)?;
         let (FromTable::WithFromKeyword(items) | FromTable::WithoutKeyword(items)) = from;
         let [item] = items.as_slice() else {
             return Err(refuse::several_targets(location));
@@ -360,10 +349,31 @@ impl Walker<'_, '_> {
         if let Some(items) = using {
             self.read_sources(items, &mut scope)?;
         }
-        self.condition(selection.as_ref(), &scope, writes, found, location)?;
-        self.exprs(order_by, &scope)?;
-        self.exprs(limit, &scope)?;
-        self.returning(returning.as_deref(), &scope, location)
+        let tail = Tail {
+            selection: selection.as_ref(),
+            order_by,
+            limit: limit.as_ref(),
+            returning: returning.as_deref(),
+        };
+        self.tail(tail, &scope, writes, found, location)
+    }
+
+    /// WHERE (required unless unbounded mutations are allowed), ORDER BY, LIMIT and RETURNING
+    /// of an UPDATE or DELETE, read in `scope`.
+    fn tail(
+        &mut self,
+        tail: Tail<'_>,
+        scope: &Scope<'_>,
+        writes: &WritePolicy,
+        found: &mut MutationAnalysis,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        self.condition(tail.selection, scope, writes, found, location)?;
+        self.exprs(tail.order_by, scope)?;
+        if let Some(limit) = tail.limit {
+            self.exprs(limit, scope)?;
+        }
+        self.returning(tail.returning, scope, location)
     }
 
     fn merge(
@@ -384,12 +394,7 @@ impl Walker<'_, '_> {
             clauses,
             output,
         } = merge;
-        if !optimizer_hints.is_empty() {
-            return Err(refuse::optimizer_hints(location));
-        }
-        if output.is_some() {
-            return Err(refuse::mutation_clause("OUTPUT", location));
-        }
+        refused_extras(optimizer_hints, output.is_some(), location)?;
         let target = self.target_factor(table, writes, found, location)?;
         let mut scope = Scope::child(parent);
         scope.sources.push(target.clone());
@@ -703,6 +708,33 @@ fn no_alias_of_target(
         Some(alias) => Err(refuse::alias_of_target(alias, location)),
         None => Ok(()),
     }
+}
+
+/// The clauses of UPDATE / DELETE after their FROM / USING.
+struct Tail<'a> {
+    selection: Option<&'a Expr>,
+    order_by: &'a Vec<OrderByExpr>,
+    limit: Option<&'a Expr>,
+    returning: Option<&'a [SelectItem]>,
+}
+
+/// Optimizer hints, and the engine-specific clauses the walker does not model (ON CLUSTER,
+/// OUTPUT, SETTINGS), when `engine_clauses` says one is present.
+fn refused_extras(
+    optimizer_hints: &[OptimizerHint],
+    engine_clauses: bool,
+    location: Option<Location>,
+) -> Result<(), GuardError> {
+    if !optimizer_hints.is_empty() {
+        return Err(refuse::optimizer_hints(location));
+    }
+    if engine_clauses {
+        return Err(refuse::mutation_clause(
+            "ON CLUSTER, OUTPUT or SETTINGS",
+            location,
+        ));
+    }
+    Ok(())
 }
 
 /// The base table behind the target source.
