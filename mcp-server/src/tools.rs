@@ -121,6 +121,45 @@ fn mode_instructions(engine: &Engine) -> String {
     )
 }
 
+/// Output of `server_info`: what the server is, never where its database is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerInfoOutput {
+    /// sqlgate's version.
+    pub sqlgate_version: String,
+    /// The SQL dialect the guard parses.
+    pub dialect: String,
+    /// The kind of database (`sqlite` or `postgres`), never its URL.
+    pub database: String,
+    /// `read_only`, `safe`, `delete_safe` or `full_access`.
+    pub mode: String,
+    /// `run_query`'s row cap; null for none.
+    pub row_cap: Option<u64>,
+    /// The statement timeout, in milliseconds.
+    pub statement_timeout_ms: u64,
+    /// The audit log.
+    pub audit: AuditInfo,
+}
+
+/// Where the audit log goes and where its chain stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AuditInfo {
+    /// `file` or `stderr`.
+    pub sink: String,
+    /// `jsonl` or `otel`.
+    pub format: String,
+    /// The next `seq` and the last line's hash; null when the writer has stopped.
+    pub chain: Option<ChainInfo>,
+}
+
+/// The audit chain's position.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChainInfo {
+    /// `seq` of the next record.
+    pub next_seq: u64,
+    /// SHA-256 (hex) of the last line written; null before the first.
+    pub last_hash: Option<String>,
+}
+
 fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
     match ctx.client_info() {
         Some(i) => (Some(i.name.clone()), Some(i.version.clone())),
@@ -431,6 +470,7 @@ impl SqlGateServer {
     #[tool(
         name = "server_info",
         description = "Describe this server: sqlgate version, SQL dialect, database kind, mode, row cap, statement timeout, audit sink, format and hash-chain position.",
+        output_schema = schema_for_output::<ServerInfoOutput>(),
         annotations(
             title = "Server info",
             read_only_hint = true,
@@ -442,25 +482,36 @@ impl SqlGateServer {
     pub async fn server_info(&self) -> Result<CallToolResult, McpError> {
         let e = &self.engine;
         let chain = self.audit.chain_status().await;
-        let v = serde_json::json!({
-            "sqlgate_version": env!("CARGO_PKG_VERSION"),
-            "dialect": e.backend().dialect().as_str(),
-            "database": match e.backend() {
+        let info = ServerInfoOutput {
+            sqlgate_version: env!("CARGO_PKG_VERSION").to_string(),
+            dialect: e.backend().dialect().as_str().to_string(),
+            database: match e.backend() {
                 crate::backend::Backend::Sqlite(_) => "sqlite",
                 crate::backend::Backend::Postgres(_) => "postgres",
+            }
+            .to_string(),
+            mode: e.mode().as_str().to_string(),
+            row_cap: e.row_cap(),
+            statement_timeout_ms: u64::try_from(e.statement_timeout().as_millis())
+                .unwrap_or(u64::MAX),
+            audit: AuditInfo {
+                sink: if self.audit.path().is_some() {
+                    "file"
+                } else {
+                    "stderr"
+                }
+                .to_string(),
+                format: serde_json::to_value(self.audit.format())
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                chain: chain.map(|c| ChainInfo {
+                    next_seq: c.next_seq,
+                    last_hash: c.prev,
+                }),
             },
-            "mode": e.mode().as_str(),
-            "row_cap": e.row_cap(),
-            "statement_timeout_ms": e.statement_timeout().as_millis() as u64,
-            "audit": {
-                "sink": if self.audit.path().is_some() { "file" } else { "stderr" },
-                "format": self.audit.format(),
-                "chain": chain.map(|c| serde_json::json!({
-                    "next_seq": c.next_seq,
-                    "last_hash": c.prev,
-                })),
-            },
-        });
+        };
+        let v = serde_json::to_value(&info).unwrap_or_default();
         let text = serde_json::to_string_pretty(&v).unwrap_or_default();
         let mut r = CallToolResult::structured(v);
         r.content = vec![ContentBlock::text(text)];

@@ -30,7 +30,7 @@ async def exercise(session: ClientSession) -> None:
     await session.initialize()
     tools = (await session.list_tools()).tools
     names = {t.name for t in tools}
-    assert names == {"list_tables", "describe_table", "validate_query", "run_query"}
+    assert names == {"list_tables", "describe_table", "validate_query", "run_query", "server_info"}
     for t in tools:
         assert attr(t, "output_schema", "outputSchema") is not None
         assert attr(t.annotations, "read_only_hint", "readOnlyHint") is True
@@ -42,6 +42,9 @@ async def exercise(session: ClientSession) -> None:
     assert any(c["name"] == "email" and c["protected"] for c in sc(r)["columns"])
     r = await session.call_tool("validate_query", {"sql": "SELECT name FROM products"})
     assert sc(r)["allowed"] is True
+    r = await session.call_tool("server_info", {})
+    info = sc(r)
+    assert (info["database"], info["mode"], info["row_cap"]) == ("sqlite", "read_only", 100)
     r = await session.call_tool("run_query", {"sql": "SELECT name FROM products ORDER BY id"})
     assert not err(r)
     assert sc(r)["row_count"] == 24
