@@ -1,0 +1,99 @@
+//! The self-check, the last step of the pipeline: the SQL printed from the checked tree must
+//! parse back into that very tree, so that what runs is what was checked.
+
+use sqlparser::ast::Statement;
+
+use super::{stack_for, Guard};
+use crate::error::GuardError;
+use crate::parse::{count_statements, parse_tokens, tokenize};
+use crate::precheck::{check_nul, check_tokens};
+
+impl Guard {
+    /// The self-check: `sql`, printed from the checked and capped `checked`, must pass the
+    /// character pre-checks and parse back into one statement equal to `checked`. Equal trees
+    /// print the same SQL and get the same verdict (class, tables, columns, functions and limit
+    /// are functions of the tree), so this is the fixed point (ARCHITECTURE.md, "Pipeline")
+    /// without running the validation a second time. Equality ignores only source positions.
+    pub(super) fn self_check(&self, sql: &str, checked: &Statement) -> Result<(), String> {
+        let dialect = self.policy.dialect;
+        let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
+        check_nul(sql).map_err(refused)?;
+        let tokens = tokenize(sql, dialect).map_err(refused)?;
+        check_tokens(&tokens, &self.policy).map_err(refused)?;
+        let (count, _) = count_statements(&tokens);
+        if count != 1 {
+            return Err(format!("it reads as {count} statements"));
+        }
+        let stack = stack_for(&tokens);
+        stacker::maybe_grow(stack, stack, || {
+            let reparsed = parse_tokens(tokens, dialect, self.policy.max_depth).map_err(refused)?;
+            match reparsed.as_slice() {
+                [again] if again == checked => {
+                    debug_assert_eq!(again.to_string(), sql, "equal trees printed differently");
+                    Ok(())
+                }
+                [again] => Err(format!("it parses back as `{again}`")),
+                more => Err(format!("it parses back as {} statements", more.len())),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Dialect;
+
+    fn parsed(guard: &Guard, sql: &str) -> Statement {
+        let tokens = tokenize(sql, guard.policy.dialect).expect("test SQL tokenizes");
+        let mut statements =
+            parse_tokens(tokens, guard.policy.dialect, 64).expect("test SQL parses");
+        assert_eq!(statements.len(), 1);
+        statements.remove(0)
+    }
+
+    #[test]
+    fn self_check_accepts_the_same_tree_at_other_positions() {
+        let guard = Guard::for_dialect(Dialect::Postgres);
+        let checked = parsed(&guard, "SELECT a\n  FROM t WHERE b = 'x' LIMIT 5");
+        assert_eq!(
+            guard.self_check("SELECT a FROM t WHERE b = 'x' LIMIT 5", &checked),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn self_check_refuses_text_that_parses_to_another_tree() {
+        let guard = Guard::for_dialect(Dialect::Postgres);
+        let checked = parsed(&guard, "SELECT a FROM t LIMIT 5");
+        for drifted in [
+            "SELECT a FROM t LIMIT 6",
+            "SELECT \"a\" FROM t LIMIT 5",
+            "SELECT a FROM t AS t LIMIT 5",
+            "SELECT a FROM t LIMIT (5)",
+        ] {
+            let detail = guard
+                .self_check(drifted, &checked)
+                .expect_err("a different tree must not pass");
+            assert!(detail.contains("parses back as"), "{drifted}: {detail}");
+        }
+    }
+
+    #[test]
+    fn self_check_refuses_extra_statements_and_precheck_failures() {
+        // PostgreSQL reads `/*! ... */` as a comment (MySQL, and sqlparser's MySQL dialect, as SQL).
+        let guard = Guard::for_dialect(Dialect::Postgres);
+        let checked = parsed(&guard, "SELECT 1");
+        let stacked = guard.self_check("SELECT 1; SELECT 1", &checked);
+        assert_eq!(stacked, Err("it reads as 2 statements".to_string()));
+        let hidden = guard.self_check("SELECT 1 /*! , 2 */", &checked);
+        assert!(
+            hidden
+                .as_ref()
+                .is_err_and(|d| d.contains("unsupported_syntax")),
+            "{hidden:?}"
+        );
+        let nul = guard.self_check("SELECT 1\0", &checked);
+        assert!(nul.is_err_and(|d| d.contains("invalid_character")));
+    }
+}

@@ -1,0 +1,163 @@
+//! INSERT (VALUES, SELECT, SET, ON CONFLICT, ON DUPLICATE KEY UPDATE, REPLACE).
+
+use sqlparser::ast::{
+    ConflictTarget, Ident, Insert, OnConflictAction, OnInsert, SqliteOnConflict, TableObject,
+};
+
+use super::super::diagnostics as refuse;
+use super::super::scope::{Scope, Source};
+use super::super::{span_location, Walker};
+use super::target::target_table;
+use super::MutationAnalysis;
+use crate::class::QueryClass;
+use crate::error::{GuardError, Location};
+use crate::names::fold_ident;
+use crate::writes::WritePolicy;
+
+impl Walker<'_, '_> {
+    pub(super) fn insert(
+        &mut self,
+        insert: &Insert,
+        parent: Option<&Scope<'_>>,
+        writes: &WritePolicy,
+        found: &mut MutationAnalysis,
+    ) -> Result<(), GuardError> {
+        let location = span_location(insert.insert_token.0.span);
+        let Insert {
+            insert_token: _,
+            optimizer_hints,
+            or,
+            ignore: _,
+            into: _,
+            table,
+            table_alias,
+            columns,
+            by_name,
+            overwrite,
+            source,
+            assignments,
+            partitioned,
+            after_columns,
+            overriding: _,
+            has_table_keyword: _,
+            on,
+            returning,
+            output,
+            replace_into,
+            priority: _,
+            insert_alias,
+            settings,
+            format_clause,
+            multi_table_insert_type,
+            multi_table_into_clauses,
+            multi_table_when_clauses,
+            multi_table_else_clause,
+        } = insert;
+        if !optimizer_hints.is_empty() {
+            return Err(refuse::optimizer_hints(location));
+        }
+        if *overwrite {
+            return Err(refuse::mutation_clause(
+                "INSERT OVERWRITE (it replaces the table's contents)",
+                location,
+            ));
+        }
+        if *by_name
+            || partitioned.is_some()
+            || !after_columns.is_empty()
+            || output.is_some()
+            || settings.is_some()
+            || format_clause.is_some()
+            || multi_table_insert_type.is_some()
+            || !multi_table_into_clauses.is_empty()
+            || !multi_table_when_clauses.is_empty()
+            || multi_table_else_clause.is_some()
+        {
+            return Err(refuse::mutation_clause(
+                "this INSERT form (BY NAME, PARTITION, OUTPUT, SETTINGS, FORMAT or a multi-table INSERT)",
+                location,
+            ));
+        }
+        if *replace_into || matches!(or, Some(SqliteOnConflict::Replace)) {
+            // REPLACE deletes the conflicting row and inserts a new one, resetting every column
+            // the statement does not list: a deletion, and a write of every column.
+            found.class = QueryClass::MutationDelete;
+        }
+        let TableObject::TableName(name) = table else {
+            return Err(refuse::mutation_clause(
+                "INSERT into a table function or a sub-query",
+                location,
+            ));
+        };
+        let alias = table_alias
+            .as_ref()
+            .map(|a| fold_ident(&a.alias, self.dialect()));
+        let target = self.target(name, alias, writes, found)?;
+        let table = target_table(&target);
+        // The rows to insert see the CTEs, never the target.
+        if let Some(source) = source {
+            self.query(source, parent)?;
+        }
+        if (columns.is_empty() && assignments.is_empty())
+            || found.class == QueryClass::MutationDelete
+        {
+            self.write_every_column(table, location, found)?;
+        }
+        for column in columns {
+            self.write_column(column, &target, found)?;
+        }
+        let mut scope = Scope::child(parent);
+        scope.sources.push(target.clone());
+        self.assignments(assignments, &scope, &target, found)?;
+        if let Some(on) = on {
+            let proposed = insert_alias.as_ref().map(|a| a.row_alias.to_string());
+            self.on_insert(on, proposed, parent, &target, found, location)?;
+        }
+        self.returning(returning.as_deref(), &scope, location)
+    }
+
+    /// ON CONFLICT / ON DUPLICATE KEY UPDATE: the arbiter columns and conditions are reads, the
+    /// updates are writes; both see the target and the row proposed for insertion.
+    fn on_insert(
+        &mut self,
+        on: &OnInsert,
+        proposed: Option<String>,
+        parent: Option<&Scope<'_>>,
+        target: &Source,
+        found: &mut MutationAnalysis,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let mut target_scope = Scope::child(parent);
+        target_scope.sources.push(target.clone());
+        let mut conflict_scope = Scope::child(parent);
+        conflict_scope.sources.push(target.clone());
+        // The row proposed for insertion: PostgreSQL / SQLite `excluded`, MySQL's row alias.
+        let proposed = proposed.unwrap_or_else(|| "excluded".to_string());
+        conflict_scope.sources.push(Source {
+            alias: Some(fold_ident(&Ident::new(proposed), self.dialect())),
+            kind: target.kind.clone(),
+        });
+        match on {
+            OnInsert::DuplicateKeyUpdate(set) => {
+                self.assignments(set, &conflict_scope, target, found)?
+            }
+            OnInsert::OnConflict(conflict) => {
+                // Which rows conflict tells whether a value exists: the arbiter columns are
+                // read like any column.
+                if let Some(ConflictTarget::Columns { columns, .. }) = &conflict.conflict_target
+                {
+                    for column in columns {
+                        self.column(&[], column, &target_scope)?;
+                    }
+                }
+                self.exprs(&conflict.conflict_target, &conflict_scope)?;
+                if let OnConflictAction::DoUpdate(update) = &conflict.action {
+                    self.assignments(&update.assignments, &conflict_scope, target, found)?;
+                    self.exprs(&update.selection, &conflict_scope)?;
+                }
+            }
+            _ => return Err(refuse::not_understood(location)),
+        }
+        Ok(())
+    }
+}
