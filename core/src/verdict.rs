@@ -188,12 +188,12 @@ impl From<Result<ApprovedMutation, Rejection>> for MutationVerdict {
 impl MutationVerdict {
     /// The JSON Schema of the mutation verdict (the shape `to_json` writes).
     pub fn json_schema() -> serde_json::Value {
-        serde_json::to_value(schemars::schema_for!(MutationVerdict)).unwrap_or_default()
+        schema_of::<MutationVerdict>()
     }
 
     /// The verdict as a JSON string.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+        json_of(self)
     }
 }
 
@@ -233,12 +233,21 @@ impl From<Result<Approved, Rejection>> for Verdict {
 impl Verdict {
     /// The JSON Schema of the verdict (the shape `to_json` writes).
     pub fn json_schema() -> serde_json::Value {
-        serde_json::to_value(schemars::schema_for!(Verdict)).unwrap_or_default()
+        schema_of::<Verdict>()
     }
 
     /// The verdict as a JSON string (ARCHITECTURE.md, "Verdict contract").
     pub fn to_json(&self) -> String {
-        // Serialising plain owned data into a String cannot fail.
-        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+        json_of(self)
     }
+}
+
+/// The JSON Schema of `T`.
+fn schema_of<T: schemars::JsonSchema>() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default()
+}
+
+/// `value` as a JSON string. Serialising plain owned data into a String cannot fail.
+fn json_of<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| String::from("{}"))
 }

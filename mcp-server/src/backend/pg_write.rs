@@ -2,14 +2,8 @@
 //! never the simple-query protocol) in `BEGIN READ WRITE` with `SET LOCAL statement_timeout`,
 //! counting the rows it touches; and the startup check of what the role may write.
 
-use std::time::Duration;
-
-use futures::{pin_mut, TryStreamExt};
-use tokio_postgres::NoTls;
-
-use super::postgres::{map_err, pool_err, slice_iter, PgBackend};
-use super::{Collector, DbError, DbErrorCode, Finish, MutationRun, QueryLimits};
-use crate::render::{render, RawValue};
+use super::postgres::{map_err, pool_err, run_prepared, settle, PgBackend, GRACE};
+use super::{DbError, Finish, MutationRun, QueryLimits};
 
 /// Privileges a mutation class needs on its target.
 pub fn privileges_for(class: sqlgate::QueryClass) -> &'static [&'static str] {
@@ -18,52 +12,6 @@ pub fn privileges_for(class: sqlgate::QueryClass) -> &'static [&'static str] {
         sqlgate::QueryClass::MutationDelete => &["DELETE"],
         _ => &[],
     }
-}
-
-/// Runs the prepared statement, keeping the first rows of a RETURNING list, and counts the rows.
-async fn run_counted(
-    client: &tokio_postgres::Client,
-    sql: &str,
-    limits: QueryLimits,
-) -> Result<MutationRun, DbError> {
-    let ms = limits.timeout.as_millis().max(1).to_string();
-    client
-        .query("SELECT set_config('statement_timeout', $1, true)", &[&ms])
-        .await
-        .map_err(|e| map_err(&e))?;
-    let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
-    let names: Vec<String> = stmt
-        .columns()
-        .iter()
-        .map(|c| c.name().to_string())
-        .collect();
-    let types: Vec<_> = stmt.columns().iter().map(|c| c.type_().clone()).collect();
-    let type_names = types.iter().map(|t| t.name().to_string()).collect();
-    let mut collector = Collector::new(&names, type_names, limits);
-    let stream = client
-        .query_raw(&stmt, slice_iter(&[]))
-        .await
-        .map_err(|e| map_err(&e))?;
-    pin_mut!(stream);
-    // Every row is read (the count comes at the end); only the first ones are kept.
-    while let Some(row) = stream.try_next().await.map_err(|e| map_err(&e))? {
-        let values = types
-            .iter()
-            .enumerate()
-            .map(|(i, ty)| {
-                render(
-                    ty,
-                    row.try_get::<_, RawValue>(i).map(|r| r.raw).unwrap_or(None),
-                )
-            })
-            .collect();
-        collector.push(values);
-    }
-    Ok(MutationRun {
-        affected_rows: stream.rows_affected().unwrap_or(0),
-        returning: collector.result,
-        committed: false,
-    })
 }
 
 impl PgBackend {
@@ -80,7 +28,14 @@ impl PgBackend {
             if let Err(e) = client.execute("BEGIN READ WRITE", &[]).await {
                 return (Err(map_err(&e)), false);
             }
-            let mut result = run_counted(&client, sql, limits).await;
+            let mut result =
+                run_prepared(&client, sql, limits, true)
+                    .await
+                    .map(|(returning, affected_rows)| MutationRun {
+                        affected_rows,
+                        returning,
+                        committed: false,
+                    });
             let commit = matches!(&result, Ok(r) if finish.commits(r.affected_rows));
             let end = if commit { "COMMIT" } else { "ROLLBACK" };
             match client.execute(end, &[]).await {
@@ -93,23 +48,14 @@ impl PgBackend {
                 Err(e) => (Err(map_err(&e)), false),
             }
         };
-        match tokio::time::timeout(limits.timeout + Duration::from_secs(5), work).await {
-            Ok((result, true)) => result,
-            Ok((result, false)) => {
-                let _ = deadpool_postgres::Object::take(client);
-                result
-            }
-            Err(_) => {
-                // Closing the connection rolls the transaction back.
-                let token = client.cancel_token();
-                let _ = deadpool_postgres::Object::take(client);
-                let _ = token.cancel_query(NoTls).await;
-                Err(DbError::new(
-                    DbErrorCode::QueryTimeout,
-                    "the mutation ran over the statement timeout and was cancelled (rolled back)",
-                ))
-            }
-        }
+        let outcome = tokio::time::timeout(limits.timeout + GRACE, work).await;
+        // Closing the connection of a timed-out mutation rolls it back.
+        settle(
+            client,
+            outcome,
+            "the mutation ran over the statement timeout and was cancelled (rolled back)",
+        )
+        .await
     }
 
     /// Checks that the role holds what `classes` need on every table of `writable`

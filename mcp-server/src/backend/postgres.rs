@@ -122,6 +122,81 @@ pub(crate) fn pool_err(e: &deadpool_postgres::PoolError) -> DbError {
     }
 }
 
+/// How long past the statement timeout the client waits before it cancels the query itself.
+pub(super) const GRACE: Duration = Duration::from_secs(5);
+
+/// Runs `sql` in the open transaction under `SET LOCAL statement_timeout`, prepared (extended
+/// protocol, never the simple-query protocol), rendering rows into a [`Collector`]. Stops at the
+/// cap unless `read_all` (a mutation's count of affected rows comes after its last row).
+/// Returns the rows kept and the count of rows the statement affected.
+pub(super) async fn run_prepared(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    limits: QueryLimits,
+    read_all: bool,
+) -> Result<(QueryResult, u64), DbError> {
+    let ms = limits.timeout.as_millis().max(1).to_string();
+    client
+        .query("SELECT set_config('statement_timeout', $1, true)", &[&ms])
+        .await
+        .map_err(|e| map_err(&e))?;
+    let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
+    let names: Vec<String> = stmt
+        .columns()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let types: Vec<tokio_postgres::types::Type> =
+        stmt.columns().iter().map(|c| c.type_().clone()).collect();
+    let type_names = types.iter().map(|t| t.name().to_string()).collect();
+    let mut collector = Collector::new(&names, type_names, limits);
+    let stream = client
+        .query_raw(&stmt, slice_iter(&[]))
+        .await
+        .map_err(|e| map_err(&e))?;
+    pin_mut!(stream);
+    while let Some(row) = stream.try_next().await.map_err(|e| map_err(&e))? {
+        let values = types
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                render(
+                    ty,
+                    row.try_get::<_, RawValue>(i).map(|r| r.raw).unwrap_or(None),
+                )
+            })
+            .collect();
+        if !collector.push(values) && !read_all {
+            break;
+        }
+    }
+    Ok((collector.result, stream.rows_affected().unwrap_or(0)))
+}
+
+/// Ends a transaction's work on `client`: `outcome` is the work's result and whether its COMMIT
+/// or ROLLBACK went through, or the timeout. A connection whose transaction could not be ended
+/// leaves the pool; one that ran over the limit has its query cancelled and leaves the pool
+/// (closing it rolls the transaction back), and the call fails with `timed_out`.
+pub(super) async fn settle<T>(
+    client: deadpool_postgres::Object,
+    outcome: Result<(Result<T, DbError>, bool), tokio::time::error::Elapsed>,
+    timed_out: &str,
+) -> Result<T, DbError> {
+    match outcome {
+        Ok((result, true)) => result,
+        Ok((result, false)) => {
+            let _ = deadpool_postgres::Object::take(client);
+            result
+        }
+        Err(_) => {
+            let token = client.cancel_token();
+            let _ = deadpool_postgres::Object::take(client);
+            let _ = token.cancel_query(NoTls).await;
+            Err(DbError::new(DbErrorCode::QueryTimeout, timed_out))
+        }
+    }
+}
+
 /// Why a connection failed, in words an operator can act on: refused, host not found, TLS not
 /// offered, timed out, or the driver's own words. Built from the error chain's kinds and texts,
 /// none of which carries the connection string (host names appear, credentials never do).
@@ -328,68 +403,22 @@ impl PgBackend {
     /// Executes approved SQL: read-only transaction, local timeout, capped fetch, rollback.
     pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
-        let guard_time = limits.timeout + Duration::from_secs(5);
         let work = async {
             if let Err(e) = client.execute("BEGIN READ ONLY", &[]).await {
                 return (Err(map_err(&e)), false);
             }
-            let ms = limits.timeout.as_millis().max(1).to_string();
-            let result = async {
-                client
-                    .query("SELECT set_config('statement_timeout', $1, true)", &[&ms])
-                    .await
-                    .map_err(|e| map_err(&e))?;
-                let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
-                let names: Vec<String> = stmt
-                    .columns()
-                    .iter()
-                    .map(|c| c.name().to_string())
-                    .collect();
-                let types: Vec<tokio_postgres::types::Type> =
-                    stmt.columns().iter().map(|c| c.type_().clone()).collect();
-                let mut collector = Collector::new(
-                    &names,
-                    types.iter().map(|t| t.name().to_string()).collect(),
-                    limits,
-                );
-                let stream = client
-                    .query_raw(&stmt, slice_iter(&[]))
-                    .await
-                    .map_err(|e| map_err(&e))?;
-                pin_mut!(stream);
-                while let Some(row) = stream.try_next().await.map_err(|e| map_err(&e))? {
-                    let mut values = Vec::with_capacity(types.len());
-                    for (i, ty) in types.iter().enumerate() {
-                        let raw = row.try_get::<_, RawValue>(i).map(|r| r.raw).unwrap_or(None);
-                        values.push(render(ty, raw));
-                    }
-                    if !collector.push(values) {
-                        break;
-                    }
-                }
-                Ok::<QueryResult, DbError>(collector.result)
-            }
-            .await;
+            let result = run_prepared(&client, sql, limits, false).await;
             // Always roll back; a failed rollback means the connection cannot be trusted.
             let rolled_back = client.execute("ROLLBACK", &[]).await.is_ok();
-            (result, rolled_back)
+            (result.map(|(rows, _)| rows), rolled_back)
         };
-        match tokio::time::timeout(guard_time, work).await {
-            Ok((result, true)) => result,
-            Ok((result, false)) => {
-                let _ = deadpool_postgres::Object::take(client);
-                result
-            }
-            Err(_) => {
-                let token = client.cancel_token();
-                let _ = deadpool_postgres::Object::take(client);
-                let _ = token.cancel_query(NoTls).await;
-                Err(DbError::new(
-                    DbErrorCode::QueryTimeout,
-                    "the query ran over the statement timeout and was cancelled",
-                ))
-            }
-        }
+        let outcome = tokio::time::timeout(limits.timeout + GRACE, work).await;
+        settle(
+            client,
+            outcome,
+            "the query ran over the statement timeout and was cancelled",
+        )
+        .await
     }
 
     /// Reads user tables and views the role may select, with columns, keys and comments.

@@ -144,8 +144,7 @@ impl Walker<'_, '_> {
             OnInsert::OnConflict(conflict) => {
                 // Which rows conflict tells whether a value exists: the arbiter columns are
                 // read like any column.
-                if let Some(ConflictTarget::Columns { columns, .. }) = &conflict.conflict_target
-                {
+                if let Some(ConflictTarget::Columns { columns, .. }) = &conflict.conflict_target {
                     for column in columns {
                         self.column(&[], column, &target_scope)?;
                     }
