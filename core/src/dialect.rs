@@ -118,6 +118,14 @@ impl Dialect {
 /// What each dialect's engine reads, decided here once; the modules that act on a fact
 /// (pre-checks, token preparation, the row cap, names, functions) ask for it by name.
 impl Dialect {
+    /// What to use in this dialect instead of `function` (lower-case, unqualified), a function
+    /// it does not have: the advice `function_not_allowed` gives, for front ends that meet the
+    /// same mistake in an engine's error (`no such function: date_trunc`). `None` when there is
+    /// no entry.
+    pub fn equivalent_of(self, function: &str) -> Option<&'static str> {
+        crate::functions::equivalent_of(self, function)
+    }
+
     /// The schema an unqualified name lives in when the dialect has a fixed default.
     pub(crate) fn default_schema(self) -> Option<&'static str> {
         match self {

@@ -89,9 +89,9 @@ struct JsonlRequest {
     dialect: Option<String>,
 }
 
-/// Checks one JSON request per input line, writing one verdict per line (`id` echoed).
-/// Returns [`exit::SUCCESS`] when every line was allowed, [`exit::REFUSED`] otherwise. Blank lines
-/// are skipped.
+/// Checks one JSON request per input line, writing one verdict per line with the input's line
+/// number (`line`, from 1) and `id` echoed. Returns [`exit::SUCCESS`] when every line was allowed,
+/// [`exit::REFUSED`] otherwise. Blank lines get no verdict; stderr names them.
 pub fn run_jsonl<R: BufRead, W: Write>(
     base: &Policy,
     guard: Guard,
@@ -101,30 +101,46 @@ pub fn run_jsonl<R: BufRead, W: Write>(
     let mut guards: HashMap<Dialect, Guard> = HashMap::new();
     guards.insert(base.dialect, guard);
     let mut all_allowed = true;
-    for line in input.split(b'\n') {
+    let mut blank: Vec<usize> = Vec::new();
+    let mut lines = input.split(b'\n').enumerate().peekable();
+    while let Some((index, line)) = lines.next() {
         let line = line?;
+        let number = index + 1;
         let text = String::from_utf8_lossy(&line);
         if text.trim().is_empty() {
+            // The empty piece after the input's final newline is not a line.
+            if lines.peek().is_some() || !line.is_empty() {
+                blank.push(number);
+            }
             continue;
         }
         let (verdict, id) = match serde_json::from_str::<Value>(&text) {
-            Err(e) => (bad_request(format!("line is not JSON: {e}")), None),
+            Err(e) => (bad_request(format!("line {number} is not JSON: {e}")), None),
             Ok(value) => {
                 let id = value.get("id").cloned();
                 match serde_json::from_value::<JsonlRequest>(value) {
-                    Err(e) => (bad_request(format!("bad request: {e}")), id),
+                    Err(e) => (bad_request(format!("line {number}: bad request: {e}")), id),
                     Ok(req) => (check_one(base, &mut guards, &req), req.id),
                 }
             }
         };
         all_allowed &= verdict.allowed;
         let json = verdict.to_json();
-        match (id, json.strip_prefix('{')) {
-            (Some(id), Some(rest)) => writeln!(out, "{{\"id\":{id},{rest}")?,
-            _ => writeln!(out, "{json}")?,
+        let rest = json.strip_prefix('{').unwrap_or(&json);
+        match id {
+            Some(id) => writeln!(out, "{{\"id\":{id},\"line\":{number},{rest}")?,
+            None => writeln!(out, "{{\"line\":{number},{rest}")?,
         }
     }
     out.flush()?;
+    if !blank.is_empty() {
+        let numbers: Vec<String> = blank.iter().map(usize::to_string).collect();
+        eprintln!(
+            "sqlgate-mcp check: {} blank line(s) skipped (line {})",
+            blank.len(),
+            numbers.join(", ")
+        );
+    }
     Ok(if all_allowed {
         exit::SUCCESS
     } else {

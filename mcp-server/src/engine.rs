@@ -14,10 +14,10 @@ use serde_json::{Map, Value};
 use sqlgate::{Guard, Policy, QueryClass, Verdict};
 
 use crate::backend::{to_catalog, Backend, QueryLimits, ResultColumn, TableDetail};
-use crate::hints;
 use crate::mode::Mode;
 use crate::tool_error::ToolError;
 use crate::writable::writable_tables;
+use crate::{db_hints, hints};
 
 /// One table in `list_tables`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -297,7 +297,13 @@ impl Engine {
         let approved = snap
             .guard
             .check(&format!("SELECT 1 FROM {}", name.trim()))
-            .map_err(|r| ToolError::from_rejection(&r))?;
+            .map_err(|r| {
+                // The location and class would describe the internal `SELECT 1 FROM ...`, not
+                // anything the agent wrote.
+                let mut e = ToolError::from_guard_error(&r.error);
+                e.location = None;
+                e
+            })?;
         let found = approved.tables.first().and_then(|resolved| {
             let lower = resolved.to_lowercase();
             snap.tables
@@ -359,7 +365,14 @@ impl Engine {
         let result = self.backend.execute(&approved.sql, limits).await;
         let duration_ms = (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
         match result {
-            Err(e) => (Err(ToolError::from_db(&e)), trace),
+            Err(e) => {
+                let mut error = ToolError::from_db(&e);
+                if error.hint.is_none() {
+                    error.hint =
+                        db_hints::for_engine_error(guard.policy().dialect, &e, &approved.sql);
+                }
+                (Err(error), trace)
+            }
             Ok(r) => (
                 Ok(RunQueryOutput {
                     row_count: r.rows.len(),
@@ -384,6 +397,16 @@ fn build_snapshot(policy: &Policy, mut tables: Vec<TableDetail>) -> Result<Snaps
     let guard = Guard::new(guard_policy).map_err(|e| e.to_string())?;
     let writable = writable_tables(&guard, &tables);
     tables.retain(|t| guard.table_allowed(&name_parts(t)));
+    // A key into (or from) a table the agent may not read would name it and its columns.
+    let allowed = |schema: &Option<String>, name: &str| match schema {
+        Some(s) => guard.table_allowed(&[s.as_str(), name]),
+        None => guard.table_allowed(&[name]),
+    };
+    for t in tables.iter_mut() {
+        t.foreign_keys
+            .retain(|fk| allowed(&fk.referenced_schema, &fk.referenced_table));
+        t.referenced_by.retain(|r| allowed(&r.schema, &r.table));
+    }
     for t in tables.iter_mut() {
         let parts: Vec<String> = name_parts(t).iter().map(|p| p.to_string()).collect();
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();

@@ -10,6 +10,7 @@ pub mod backend;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod db_hints;
 pub mod demo;
 pub mod engine;
 pub mod exit;

@@ -38,13 +38,17 @@ pub fn run_serve(args: &ServeArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    match rt.block_on(serve(cfg)) {
+    let code = match rt.block_on(serve(cfg)) {
         Ok(()) => exit::SUCCESS,
         Err(e) => {
             eprintln!("sqlgate-mcp: {e}");
             exit::FAILURE
         }
-    }
+    };
+    // The stdio transport reads stdin on a blocking thread that a signal cannot interrupt;
+    // waiting for it would keep a stopped server alive until the next line arrives.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    code
 }
 
 /// Connects the configured backend and returns it with its default policy.
@@ -212,16 +216,21 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
         }
         _ => None,
     };
-    let engine = Arc::new(build_engine(&cfg).await?);
-    let audit = open_audit(&cfg, &engine)?;
+    let signals = StopSignals::install();
     let shutdown = CancellationToken::new();
     {
         let s = shutdown.clone();
         tokio::spawn(async move {
-            let _ = tokio::signal::ctrl_c().await;
+            let signal = signals.first().await;
+            eprintln!("sqlgate-mcp: {signal}: stopping");
             s.cancel();
         });
     }
+    let engine = tokio::select! {
+        e = build_engine(&cfg) => Arc::new(e?),
+        _ = shutdown.cancelled() => return Ok(()),
+    };
+    let audit = open_audit(&cfg, &engine)?;
     match &cfg.http {
         Some(addr) => {
             let opts = HttpOptions {
@@ -234,15 +243,60 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
             serve_http(engine, audit, opts, shutdown, None).await
         }
         None => {
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                eprintln!("sqlgate-mcp: waiting for an MCP client on stdin; this is meant to be started by a client, see README (Ctrl-C to stop)");
+            }
             let server = SqlGateServer::new(engine, audit);
-            let running = server
-                .serve(rmcp::transport::stdio())
-                .await
-                .map_err(|e| format!("MCP stdio failed to start: {e}"))?;
+            // Until a client's `initialize` arrives, a signal must stop the wait too.
+            let running = tokio::select! {
+                r = server.serve(rmcp::transport::stdio()) => {
+                    r.map_err(|e| format!("MCP stdio failed to start: {e}"))?
+                }
+                _ = shutdown.cancelled() => return Ok(()),
+            };
             tokio::select! {
                 r = running.waiting() => r.map(|_| ()).map_err(|e| format!("MCP stdio: {e}")),
                 _ = shutdown.cancelled() => Ok(()),
             }
         }
+    }
+}
+
+/// SIGINT (Ctrl-C) and SIGTERM, listened to from the moment this is built: a signal that
+/// arrives while the server starts is not lost (nor does it kill the process half-way).
+struct StopSignals {
+    #[cfg(unix)]
+    unix: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl StopSignals {
+    fn install() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let unix = match (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) {
+                (Ok(int), Ok(term)) => Some((int, term)),
+                _ => None,
+            };
+            StopSignals { unix }
+        }
+        #[cfg(not(unix))]
+        StopSignals {}
+    }
+
+    /// Waits for the first signal; returns its name.
+    async fn first(self) -> &'static str {
+        #[cfg(unix)]
+        if let Some((mut int, mut term)) = self.unix {
+            return tokio::select! {
+                _ = int.recv() => "SIGINT",
+                _ = term.recv() => "SIGTERM",
+            };
+        }
+        let _ = tokio::signal::ctrl_c().await;
+        "SIGINT"
     }
 }

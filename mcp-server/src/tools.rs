@@ -231,6 +231,7 @@ impl SqlGateServer {
             .get("traceparent")
             .and_then(|v| v.as_str())
             .map(str::to_string);
+        record.shorten_too_large_sql();
         let tool = record.tool.clone();
         match self.audit.record(record).await {
             Ok(()) => Ok(result),

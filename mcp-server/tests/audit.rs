@@ -590,3 +590,47 @@ async fn unreadable_last_line_is_named_by_the_next_header() {
     );
     assert_eq!(lines_of(&path).len(), 6, "no empty line was added");
 }
+
+#[tokio::test]
+async fn a_too_large_payload_is_audited_as_prefix_hash_and_length() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("audit.jsonl");
+    let opts = AuditOptions {
+        path: Some(path.clone()),
+        ..AuditOptions::default()
+    };
+    let server = SqlGateServer::new(engine().await, Audit::open(opts).expect("audit"));
+    let client = serve_in_process(server).await;
+    // Over the demo policy's max_sql_bytes; the tail is a marker that must not be logged.
+    let sql = format!("SELECT 1 /* {} */ -- tail-marker", "x".repeat(300_000));
+    let r = call(&client, "run_query", json!({"sql": sql})).await;
+    assert_eq!(structured(&r)["code"], "too_large", "{r:?}");
+    call(&client, "run_query", json!({"sql": "SELECT 1"})).await;
+    let _ = client.cancel().await;
+    let lines = lines_of(&path);
+    let records: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let big = records
+        .iter()
+        .find(|r| r["code"] == "too_large")
+        .expect("the refusal is audited");
+    let kept = big["sql"].as_str().expect("a prefix is kept");
+    assert_eq!(kept.len(), sqlgate_mcp::audit::TOO_LARGE_PREFIX_BYTES);
+    assert!(sql.starts_with(kept));
+    assert_eq!(big["sql_bytes"], sql.len());
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(sql.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(big["sql_sha256"], hex.as_str());
+    assert!(!lines.iter().any(|l| l.contains("tail-marker")));
+    // A query of ordinary size is kept whole, without a hash.
+    let small = records
+        .iter()
+        .find(|r| r["sql"] == "SELECT 1")
+        .expect("the small query is audited");
+    assert!(small.get("sql_sha256").is_none(), "{small}");
+    let summary = intact(&[&path]);
+    assert_eq!((summary.records + summary.headers) as usize, lines.len());
+}

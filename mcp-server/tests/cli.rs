@@ -162,6 +162,7 @@ fn jsonl_mode() {
         .collect();
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0]["id"], 1);
+    assert_eq!(lines[0]["line"], 1);
     assert_eq!(lines[0]["allowed"], true);
     assert_eq!(lines[1]["error"]["code"], "bad_request");
     assert_eq!(lines[1]["error"]["stage"], "precheck");
@@ -172,6 +173,29 @@ fn jsonl_mode() {
     assert_eq!(lines[4]["allowed"], true);
     let ok = run(&["check", "--jsonl"], Some("{\"sql\":\"SELECT 1\"}\n"));
     assert_eq!(ok.status.code(), Some(0));
+    assert!(ok.stderr.is_empty(), "a final newline is not a blank line");
+}
+
+#[test]
+fn jsonl_verdicts_carry_their_input_line_and_blank_lines_are_named() {
+    let input = "{\"sql\":\"SELECT 1\"}\n\n   \n{oops\n{\"sql\":\"SELECT 2\",\"id\":7}";
+    let out = run(&["check", "--jsonl"], Some(input));
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("line is JSON"))
+        .collect();
+    let numbers: Vec<&Value> = lines.iter().map(|l| &l["line"]).collect();
+    assert_eq!(numbers, [1, 4, 5]);
+    assert_eq!(lines[1]["error"]["code"], "bad_request");
+    let message = lines[1]["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("line 4"), "{message}");
+    assert_eq!(lines[2]["id"], 7);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2 blank line(s) skipped (line 2, 3)"),
+        "{stderr}"
+    );
 }
 
 #[test]

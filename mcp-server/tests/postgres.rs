@@ -192,3 +192,46 @@ async fn bad_url_never_leaks() {
     assert_eq!(err.code.as_str(), "database_unavailable");
     assert!(!err.message.contains("SuperSecret"));
 }
+
+/// Mistakes only PostgreSQL sees come back with a hint the agent can act on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_errors_carry_a_hint() {
+    let Some(url) = chinook_url() else { return };
+    let e = pg_engine(&url, 2, Duration::from_secs(10), postgres_policy(50)).await;
+    let cases = [
+        (
+            "SELECT artist_id FROM artist JOIN album USING (title)",
+            "call describe_table",
+        ),
+        (
+            "SELECT artist_id FROM artist JOIN album ON album.artist_id = artist.artist_id",
+            "qualify it with its table or alias (t.artist_id)",
+        ),
+        (
+            "SELECT name FROM artist WHERE name = \"AC/DC\"",
+            "single quotes ('AC/DC')",
+        ),
+        ("SELECT round(1.5::float8, 1)", "cast the arguments"),
+        (
+            "SELECT name FROM artist WHERE artist_id = 'x'",
+            "write numbers without quotes",
+        ),
+        (
+            "SELECT 1 / (SELECT count(*) - count(*) FROM artist)",
+            "NULLIF",
+        ),
+        ("SELECT name, count(*) FROM artist", "GROUP BY"),
+    ];
+    // The string in double quotes is told by the guard (it knows the columns), the rest by
+    // the engine's SQLSTATE.
+    for (sql, advice) in cases {
+        let (r, _) = e.run_query(sql).await;
+        let err = r.expect_err(sql);
+        let hint = err.hint.unwrap_or_default();
+        assert!(
+            hint.contains(advice),
+            "{sql}: {} {hint:?} lacks {advice:?}",
+            err.message
+        );
+    }
+}

@@ -17,8 +17,10 @@ use std::collections::HashSet;
 use crate::dialect::Dialect;
 
 mod equivalents;
+
 use crate::names::{Pattern, PatternPart};
 use crate::policy::{FunctionRules, PolicyError};
+pub(crate) use equivalents::instead_of as equivalent_of;
 
 const POSTGRES_ALLOW: &str = include_str!("data/postgres_allow.txt");
 const POSTGRES_TABLE_ALLOW: &str = include_str!("data/postgres_table_allow.txt");

@@ -7,7 +7,7 @@ use super::diagnostics as refuse;
 use super::scope::{Scope, Source, SourceKind};
 use super::{span_location, Walker};
 use crate::dialect::Dialect;
-use crate::error::{GuardError, Location};
+use crate::error::{ErrorCode, GuardError, Location};
 use crate::names::{closest, fold_ident, fold_object_name};
 
 impl Walker<'_, '_> {
@@ -78,7 +78,14 @@ impl Walker<'_, '_> {
         let location = span_location(column.span);
         let name = fold_ident(column, self.dialect());
         if qualifier.is_empty() {
-            return self.bare_column(&name, scope, location);
+            return self.bare_column(&name, scope, location).map_err(|e| {
+                match column.quote_style {
+                    Some('"') if e.code == ErrorCode::UnknownColumn => {
+                        refuse::double_quoted_string(&column.value, location)
+                    }
+                    _ => e,
+                }
+            });
         }
         let q: Vec<String> = qualifier
             .iter()

@@ -60,8 +60,15 @@ pub struct AuditRecord {
     pub code: Option<ToolCode>,
     /// Statement class, when the guard ran.
     pub query_class: Option<QueryClass>,
-    /// SQL as submitted.
+    /// SQL as submitted; for a payload refused as `too_large`, its first
+    /// [`TOO_LARGE_PREFIX_BYTES`] bytes only (the whole text is in `sql_sha256`).
     pub sql: Option<String>,
+    /// SHA-256 (hex) and length in bytes of a `too_large` payload, whose text is not kept whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql_sha256: Option<String>,
+    /// Length in bytes of a `too_large` payload.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql_bytes: Option<usize>,
     /// SQL executed.
     pub executed_sql: Option<String>,
     /// Table named in `describe_table`.
@@ -87,7 +94,26 @@ pub struct AuditRecord {
     pub traceparent: Option<String>,
 }
 
+/// How much of a `too_large` payload an audit record keeps.
+pub const TOO_LARGE_PREFIX_BYTES: usize = 256;
+
 impl AuditRecord {
+    /// A payload refused for its size is kept as a prefix, its SHA-256 and its length: enough to
+    /// recognise it, without letting one call write megabytes into the log.
+    pub fn shorten_too_large_sql(&mut self) {
+        if self.code != Some(ToolCode::Guard(sqlgate::ErrorCode::TooLarge)) {
+            return;
+        }
+        let Some(sql) = self.sql.take() else { return };
+        let mut end = TOO_LARGE_PREFIX_BYTES.min(sql.len());
+        while !sql.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.sql_sha256 = Some(chain::sha256_hex(sql.as_bytes()));
+        self.sql_bytes = Some(sql.len());
+        self.sql = Some(sql[..end].to_string());
+    }
+
     /// A record of a call to `tool`; [`Audit::record`] sets the time, the caller the rest.
     pub fn new(tool: &str, decision: Decision) -> Self {
         AuditRecord {
@@ -99,6 +125,8 @@ impl AuditRecord {
             code: None,
             query_class: None,
             sql: None,
+            sql_sha256: None,
+            sql_bytes: None,
             executed_sql: None,
             table: None,
             row_count: None,

@@ -93,6 +93,7 @@ fn attributes(body: &Value, dialect: &str) -> Vec<Value> {
         ("db.query.text", "executed_sql"),
         ("error.type", "code"),
         ("sqlgate.sql", "sql"),
+        ("sqlgate.sql_sha256", "sql_sha256"),
         ("sqlgate.table", "table"),
         ("sqlgate.client.name", "client"),
         ("sqlgate.client.version", "client_version"),
@@ -106,6 +107,7 @@ fn attributes(body: &Value, dialect: &str) -> Vec<Value> {
         ("sqlgate.row_count", "row_count"),
         ("sqlgate.preview_rows", "preview_rows"),
         ("sqlgate.committed_rows", "committed_rows"),
+        ("sqlgate.sql_bytes", "sql_bytes"),
     ] {
         if let Some(v) = body.get(field).and_then(Value::as_u64) {
             a.push(int(key, v));

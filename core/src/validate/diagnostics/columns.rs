@@ -103,6 +103,23 @@ pub(in crate::validate) fn whole_row_of_protected(
     )
 }
 
+/// A bare double-quoted name that no table in scope has: in PostgreSQL, SQLite and standard SQL
+/// double quotes name a column, so `city = "Pune"` is most likely a string in the wrong quotes.
+pub(in crate::validate) fn double_quoted_string(
+    text: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::UnknownColumn,
+        format!("column `{text}` does not exist: double quotes name a column"),
+        format!(
+            "write strings in single quotes ('{}'); double quotes are for names",
+            text.replace('\'', "''")
+        ),
+        location,
+    )
+}
+
 /// A column that does not exist in `table` (or, without one, in any table of the query).
 pub(in crate::validate) fn unknown_column(
     column: &str,

@@ -107,6 +107,7 @@ mod tests {
             (column_may_be_protected(&t, "email", at), ColumnNotAllowed),
             (whole_row_of_protected("c", &t, at), ColumnNotAllowed),
             (unknown_column("x", None, None, at), UnknownColumn),
+            (double_quoted_string("Pune", at), UnknownColumn),
             (computed_function_name(at), UnsupportedSyntax),
             (
                 function_denied("pg_read_file", FunctionUse::Expression, None, at),
