@@ -10,7 +10,14 @@ root="$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel)"
 cd "$root/bindings-node"
 
 echo "== node $(node --version), npm $(npm --version)"
-npm ci --no-audit --no-fund
+# Node 20 is supported: no locked package may require a newer one. package.json's "overrides" pin
+# two build-time dependencies of @napi-rs/cli (@napi-rs/lzma, content-type) to releases that still
+# declare Node 20; npm ci warns EBADENGINE when one does not, and that fails here.
+npm ci --no-audit --no-fund 2>&1 | tee "${TMPDIR:-/tmp}/sqlgate-npm-ci.log"
+if grep -q EBADENGINE "${TMPDIR:-/tmp}/sqlgate-npm-ci.log"; then
+  echo "error: a locked package does not support node $(node --version) (EBADENGINE above)" >&2
+  exit 1
+fi
 
 echo "== npm run build"
 npm run build
