@@ -24,13 +24,26 @@ impl Walker<'_, '_> {
             None => scope.sources.iter().collect(),
             Some(name) => self.star_sources(name, scope, location)?,
         };
+        // The hint's columns are qualified as the query names their table, so that the agent's
+        // next query does not trade the refusal for an ambiguous column.
+        let qualify = qualifier.is_some() || sources.len() > 1;
         for source in sources {
             let SourceKind::Table(table) = &source.kind else {
                 continue;
             };
             if table.protected.iter().any(|p| !excluded.contains(p)) {
                 return Err(match &table.columns {
-                    Some(_) => refuse::star_over_protected(table, &source.open_columns(), location),
+                    Some(_) => {
+                        let prefix = match (qualifier, &source.alias) {
+                            // `public.customer.*`: the item's own name, as written.
+                            (Some(q), _) => q.0.last().map(ToString::to_string),
+                            (None, Some(alias)) if qualify => Some(alias.clone()),
+                            (None, None) if qualify => Some(table.display.clone()),
+                            (None, _) => None,
+                        };
+                        let open = source.open_columns();
+                        refuse::star_over_protected(table, &open, prefix.as_deref(), location)
+                    }
                     None => refuse::star_on_restricted_table(table, location),
                 });
             }
@@ -484,6 +497,32 @@ mod tests {
             error.hint.as_deref(),
             Some("list the columns you need: customer_id, first_name")
         );
+        // Qualified as the query names the table, so that the columns stay unambiguous.
+        for (sql, hint) in [
+            (
+                "SELECT c.* FROM customer c JOIN vendor v ON true",
+                "c.customer_id, c.first_name",
+            ),
+            (
+                "SELECT * FROM customer c JOIN vendor v ON true",
+                "c.customer_id, c.first_name",
+            ),
+            (
+                "SELECT * FROM customer, vendor",
+                "customer.customer_id, customer.first_name",
+            ),
+            (
+                "SELECT customer.* FROM customer",
+                "customer.customer_id, customer.first_name",
+            ),
+        ] {
+            let error = refusal(&g, sql).expect("refused");
+            assert_eq!(
+                error.hint.as_deref(),
+                Some(format!("list the columns you need: {hint}").as_str()),
+                "{sql}"
+            );
+        }
         assert_eq!(
             code(&g, "SELECT z.* FROM vendor v").as_deref(),
             Some("unknown_table")

@@ -28,12 +28,17 @@ pub(in crate::validate) fn star_names_no_table(
 pub(in crate::validate) fn star_over_protected(
     table: &ResolvedTable,
     open: &[&str],
+    qualifier: Option<&str>,
     location: Option<Location>,
 ) -> GuardError {
+    let columns: Vec<String> = match qualifier {
+        Some(q) => open.iter().map(|c| format!("{q}.{c}")).collect(),
+        None => open.iter().map(|c| c.to_string()).collect(),
+    };
     refusal(
         ErrorCode::ColumnNotAllowed,
         format!("`*` over `{}` includes a protected column", table.display),
-        format!("list the columns you need: {}", open.join(", ")),
+        format!("list the columns you need: {}", columns.join(", ")),
         location,
     )
 }

@@ -99,7 +99,7 @@ mod tests {
             (computed_qualifier(at), UnsupportedSyntax),
             (star_names_no_table(&name, at), UnknownTable),
             (
-                star_over_protected(&t, &["first_name"], at),
+                star_over_protected(&t, &["first_name"], Some("c"), at),
                 ColumnNotAllowed,
             ),
             (star_on_restricted_table(&t, at), StarOnRestrictedTable),
