@@ -10,6 +10,12 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let cli = Cli::parse();
+    // One-shot commands print to whoever reads them (`demo | head`): when the reader goes away,
+    // stop as Unix tools do. `serve` keeps Rust's default (a write error, handled), so that a
+    // client that closes its end never kills the server half-way through an audit record.
+    if !matches!(cli.command, Command::Serve(_)) {
+        sigpipe::reset();
+    }
     let code = match cli.command {
         Command::Check(args) => sqlgate_mcp::check::run_check(&args),
         Command::Schema { which } => sqlgate_mcp::check::run_schema(which),

@@ -330,3 +330,30 @@ fn the_demo_plays_a_refused_and_an_approved_mutation() {
         "{text}"
     );
 }
+
+#[test]
+fn demo_into_a_closed_pipe_stops_quietly() {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sqlgate-mcp"))
+        .arg("demo")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sqlgate-mcp");
+    // `sqlgate-mcp demo | head -1`: read one line, then close the pipe.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("first line");
+    assert!(first.contains("sqlgate demo"), "{first}");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    let status = child.wait().expect("wait");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(status.code(), Some(101), "a panic exits 101");
+}
