@@ -186,6 +186,10 @@ pub struct ServeArgs {
     /// Audit line format: jsonl (default) or otel (one OTLP/JSON LogsData object per line).
     #[arg(long, value_enum)]
     pub audit_format: Option<crate::audit::AuditFormat>,
+    /// Also export every audit record to this OpenTelemetry collector over OTLP/HTTP
+    /// (http://host:4318; `/v1/logs` is added), batched, without slowing tool calls.
+    #[arg(long)]
+    pub otlp_endpoint: Option<String>,
     /// Publish only these tools (comma-separated); the rest are neither listed nor callable.
     #[arg(long, value_delimiter = ',')]
     pub tools: Option<Vec<String>>,

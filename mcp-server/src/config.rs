@@ -172,6 +172,8 @@ pub struct FileConfig {
     pub audit_failure: Option<crate::audit::AuditFailure>,
     /// Audit line format.
     pub audit_format: Option<crate::audit::AuditFormat>,
+    /// OTLP/HTTP collector receiving the audit records.
+    pub otlp_endpoint: Option<String>,
     /// Tools to publish.
     pub enabled_tools: Option<Vec<String>>,
 }
@@ -228,6 +230,8 @@ pub struct ServeConfig {
     pub audit_failure: crate::audit::AuditFailure,
     /// Audit line format.
     pub audit_format: crate::audit::AuditFormat,
+    /// OTLP/HTTP collector receiving the audit records, as a logs URL (checked).
+    pub otlp_endpoint: Option<String>,
     /// Tools to publish (`None`: all).
     pub enabled_tools: Option<Vec<String>>,
 }
@@ -328,6 +332,10 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .or(file.audit_failure)
             .unwrap_or_default(),
         audit_format: args.audit_format.or(file.audit_format).unwrap_or_default(),
+        otlp_endpoint: match args.otlp_endpoint.clone().or(file.otlp_endpoint) {
+            Some(e) => Some(crate::audit::export::logs_url(&e).map_err(ConfigError)?),
+            None => None,
+        },
         enabled_tools: args.tools.clone().or(file.enabled_tools),
     })
 }

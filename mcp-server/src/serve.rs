@@ -176,6 +176,7 @@ fn open_audit(cfg: &ServeConfig, engine: &Engine) -> Result<Audit, String> {
         per_record_sync: false,
         format: cfg.audit_format,
         facts,
+        otlp_endpoint: cfg.otlp_endpoint.clone(),
     };
     let audit = Audit::open(opts).map_err(|e| match &cfg.audit_file {
         Some(p) => format!("cannot open the audit file {}: {e}", p.display()),
@@ -231,6 +232,21 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
         _ = shutdown.cancelled() => return Ok(()),
     };
     let audit = open_audit(&cfg, &engine)?;
+    let served = serve_transport(&cfg, engine, audit.clone(), token, shutdown).await;
+    // Every record is on disk before its call returns; this also sends the exporter's last
+    // batch to the collector, unless it does not answer in time.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), audit.flush()).await;
+    served
+}
+
+/// Serves MCP over the configured transport until the client leaves or a signal arrives.
+async fn serve_transport(
+    cfg: &ServeConfig,
+    engine: Arc<Engine>,
+    audit: Audit,
+    token: Option<String>,
+    shutdown: CancellationToken,
+) -> Result<(), String> {
     match &cfg.http {
         Some(addr) => {
             let opts = HttpOptions {

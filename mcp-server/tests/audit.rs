@@ -634,3 +634,159 @@ async fn a_too_large_payload_is_audited_as_prefix_hash_and_length() {
     let summary = intact(&[&path]);
     assert_eq!((summary.records + summary.headers) as usize, lines.len());
 }
+
+/// A small OTLP/HTTP collector: every POST body (protobuf), with its path and content type.
+async fn otlp_receiver() -> (
+    String,
+    Arc<std::sync::Mutex<Vec<(String, String, Vec<u8>)>>>,
+) {
+    use axum::body::Bytes;
+    use axum::extract::{OriginalUri, State};
+    use axum::http::HeaderMap;
+    type Seen = Arc<std::sync::Mutex<Vec<(String, String, Vec<u8>)>>>;
+    let seen: Seen = Arc::default();
+    async fn receive(
+        State(seen): State<Seen>,
+        OriginalUri(uri): OriginalUri,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> ([(&'static str, &'static str); 1], Vec<u8>) {
+        let kind = headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        seen.lock()
+            .expect("lock")
+            .push((uri.path().to_string(), kind, body.to_vec()));
+        // An empty ExportLogsServiceResponse: everything accepted.
+        ([("content-type", "application/x-protobuf")], Vec::new())
+    }
+    let app = axum::Router::new()
+        .fallback(axum::routing::post(receive))
+        .with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}"), seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn otlp_endpoint_exports_the_same_records_to_a_collector() {
+    use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+    use opentelemetry_proto::tonic::common::v1::any_value::Value as V;
+    use prost::Message;
+    let (endpoint, seen) = otlp_receiver().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("audit.jsonl");
+    let audit = Audit::open(AuditOptions {
+        path: Some(path.clone()),
+        otlp_endpoint: Some(endpoint),
+        facts: sqlgate_mcp::audit::ServerFacts {
+            dialect: "sqlite".into(),
+            ..Default::default()
+        },
+        ..AuditOptions::default()
+    })
+    .expect("audit");
+    let client = serve_in_process(SqlGateServer::new(engine().await, audit.clone())).await;
+    let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let sql = json!({"sql": "SELECT name FROM products WHERE id = 1"});
+    call_traced(client.peer(), "run_query", sql, tp).await;
+    call(&client, "run_query", json!({"sql": "DELETE FROM products"})).await;
+    let _ = client.cancel().await;
+    audit.flush().await;
+
+    let posts = seen.lock().expect("lock").clone();
+    assert!(!posts.is_empty(), "nothing reached the collector");
+    let mut records = Vec::new();
+    for (path, kind, body) in &posts {
+        assert_eq!(path, "/v1/logs");
+        assert_eq!(kind, "application/x-protobuf");
+        let request = ExportLogsServiceRequest::decode(body.as_slice()).expect("OTLP protobuf");
+        for resource in request.resource_logs {
+            let service = resource
+                .resource
+                .as_ref()
+                .and_then(|r| r.attributes.iter().find(|a| a.key == "service.name"))
+                .and_then(|a| a.value.as_ref()?.value.clone());
+            assert_eq!(service, Some(V::StringValue("sqlgate-mcp".into())));
+            for scope_logs in resource.scope_logs {
+                let scope = scope_logs.scope.expect("scope");
+                assert_eq!(scope.name, "sqlgate-mcp.audit");
+                assert_eq!(scope.version, env!("CARGO_PKG_VERSION"));
+                records.extend(scope_logs.log_records);
+            }
+        }
+    }
+    let attr = |r: &opentelemetry_proto::tonic::logs::v1::LogRecord, key: &str| {
+        r.attributes
+            .iter()
+            .find(|a| a.key == key)
+            .and_then(|a| a.value.as_ref()?.value.clone())
+    };
+    // The header and both calls, with the file's chain fields.
+    let file = lines_of(&path);
+    assert_eq!(records.len(), file.len(), "one exported record per line");
+    let seqs: Vec<Option<V>> = records
+        .iter()
+        .map(|r| attr(r, "sqlgate.audit.seq"))
+        .collect();
+    assert_eq!(
+        seqs,
+        [
+            Some(V::IntValue(0)),
+            Some(V::IntValue(1)),
+            Some(V::IntValue(2))
+        ]
+    );
+    let allowed = &records[1];
+    assert_eq!(
+        attr(allowed, "gen_ai.tool.name"),
+        Some(V::StringValue("run_query".into()))
+    );
+    assert_eq!(
+        attr(allowed, "sqlgate.decision"),
+        Some(V::StringValue("allow".into()))
+    );
+    let second: Value = serde_json::from_str(&file[2]).expect("json");
+    assert_eq!(
+        attr(&records[2], "sqlgate.audit.prev"),
+        second["prev"].as_str().map(|p| V::StringValue(p.into()))
+    );
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    assert_eq!(hex(&allowed.trace_id), "4bf92f3577b34da6a3ce929d0e0e4736");
+    assert_eq!(allowed.severity_text, "INFO");
+    assert_eq!(records[2].severity_text, "ERROR");
+    assert_eq!(
+        attr(&records[2], "error.type"),
+        Some(V::StringValue("statement_not_allowed".into()))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_collector_never_fails_or_holds_a_call() {
+    // A port nobody listens on: the exporter's sends fail in its own thread.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("audit.jsonl");
+    let audit = Audit::open(AuditOptions {
+        path: Some(path.clone()),
+        otlp_endpoint: Some(format!("http://127.0.0.1:{port}")),
+        ..AuditOptions::default()
+    })
+    .expect("audit");
+    let client = serve_in_process(SqlGateServer::new(engine().await, audit)).await;
+    for i in 0..20 {
+        let r = call(&client, "run_query", json!({"sql": format!("SELECT {i}")})).await;
+        assert_ne!(r.is_error, Some(true), "{r:?}");
+    }
+    let _ = client.cancel().await;
+    assert_eq!(intact(&[&path]).records, 20);
+}

@@ -357,3 +357,16 @@ fn demo_into_a_closed_pipe_stops_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_ne!(status.code(), Some(101), "a panic exits 101");
 }
+
+#[test]
+fn a_bad_otlp_endpoint_refuses_to_start() {
+    for (url, says) in [
+        ("https://collector:4318", "https is not supported"),
+        ("collector:4318", "needs an http:// URL"),
+    ] {
+        let out = run(&["serve", "--demo", "--otlp-endpoint", url], None);
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{url}: {stderr}");
+    }
+}

@@ -3,6 +3,7 @@
 //! `sqlgate-mcp audit verify` ([`verify`]).
 
 pub mod chain;
+pub mod export;
 pub mod otel;
 pub mod verify;
 pub mod writer;
@@ -198,6 +199,8 @@ pub struct AuditOptions {
     pub format: AuditFormat,
     /// For the header.
     pub facts: ServerFacts,
+    /// An OTLP/HTTP collector that also receives every record (`--otlp-endpoint`).
+    pub otlp_endpoint: Option<String>,
 }
 
 /// Where audit records go: a handle on the one writer thread.
@@ -243,9 +246,14 @@ impl Audit {
         } else {
             SyncPolicy::Group
         };
+        // Built before the file's header is written, so that the header is exported too.
+        let exporter = match &opts.otlp_endpoint {
+            Some(endpoint) => Some(export::Exporter::new(endpoint).map_err(std::io::Error::other)?),
+            None => None,
+        };
         let writer = match &opts.path {
-            Some(p) => Writer::file(p.clone(), header, sync, opts.format)?,
-            None => Writer::stderr(header, sync, opts.format)?,
+            Some(p) => Writer::file(p.clone(), header, sync, opts.format, exporter)?,
+            None => Writer::stderr(header, sync, opts.format, exporter)?,
         };
         let (tx, rx) = mpsc::unbounded_channel();
         std::thread::Builder::new()
@@ -286,6 +294,15 @@ impl Audit {
         let (reply, rx) = oneshot::channel();
         self.tx.send(Msg::Status(reply)).ok()?;
         rx.await.ok()
+    }
+
+    /// Waits until every record queued so far is written and, with `--otlp-endpoint`, sent to
+    /// the collector (at shutdown; in tests).
+    pub async fn flush(&self) {
+        let (reply, done) = oneshot::channel();
+        if self.tx.send(Msg::Flush(reply)).is_ok() {
+            let _ = done.await;
+        }
     }
 
     /// Asks the writer to reopen its file (SIGHUP: the operator rotated it).

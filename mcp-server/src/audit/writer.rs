@@ -11,6 +11,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use super::chain::{resume, Break, ChainState, Header, Resume};
+use super::export::Exporter;
 use super::{otel, AuditFormat};
 
 /// How often the file is synced.
@@ -38,6 +39,8 @@ pub enum Msg {
     Reopen,
     /// Where the chain stands (after everything queued before).
     Status(oneshot::Sender<ChainState>),
+    /// Write what is queued and push the exporter's batch out; answer when done.
+    Flush(oneshot::Sender<()>),
 }
 
 /// The writer's state.
@@ -48,6 +51,7 @@ pub struct Writer {
     sync: SyncPolicy,
     header: Header,
     format: AuditFormat,
+    exporter: Option<Exporter>,
 }
 
 #[derive(Serialize)]
@@ -103,7 +107,12 @@ fn now() -> String {
 
 impl Writer {
     /// A writer to stderr; writes its header.
-    pub fn stderr(header: Header, sync: SyncPolicy, format: AuditFormat) -> std::io::Result<Self> {
+    pub fn stderr(
+        header: Header,
+        sync: SyncPolicy,
+        format: AuditFormat,
+        exporter: Option<Exporter>,
+    ) -> std::io::Result<Self> {
         let mut w = Writer {
             sink: Sink::Stderr,
             path: None,
@@ -111,6 +120,7 @@ impl Writer {
             sync,
             header,
             format,
+            exporter,
         };
         w.write_header("start", None)?;
         Ok(w)
@@ -122,6 +132,7 @@ impl Writer {
         header: Header,
         sync: SyncPolicy,
         format: AuditFormat,
+        exporter: Option<Exporter>,
     ) -> std::io::Result<Self> {
         let mut w = Writer {
             sink: Sink::Stderr,
@@ -130,6 +141,7 @@ impl Writer {
             sync,
             header,
             format,
+            exporter,
         };
         w.open("start")?;
         Ok(w)
@@ -186,10 +198,14 @@ impl Writer {
             ..self.header.clone()
         };
         let mut chain = self.chain.clone();
+        let (seq, prev) = (chain.next_seq, chain.prev.clone());
         let line = encode(&mut chain, Item::Header(&header), self.format, "")
             .map_err(std::io::Error::other)?;
         self.durable(&line)?;
         self.chain = chain;
+        if let Some(exporter) = &self.exporter {
+            exporter.emit(&otel::header(&header, seq, prev.as_deref()));
+        }
         Ok(())
     }
 
@@ -227,6 +243,13 @@ impl Writer {
                     Msg::Status(reply) => {
                         self.flush(&mut batch);
                         let _ = reply.send(self.chain.clone());
+                    }
+                    Msg::Flush(reply) => {
+                        self.flush(&mut batch);
+                        if let Some(exporter) = &self.exporter {
+                            exporter.flush();
+                        }
+                        let _ = reply.send(());
                     }
                 }
                 next = rx.try_recv().ok();
@@ -266,7 +289,9 @@ impl Writer {
     fn commit(&mut self, bodies: &[serde_json::Value]) -> Result<(), String> {
         let mut chain = self.chain.clone();
         let mut buf = Vec::new();
+        let mut links = Vec::with_capacity(bodies.len());
         for b in bodies {
+            links.push((chain.next_seq, chain.prev.clone()));
             buf.extend(encode(
                 &mut chain,
                 Item::Record(b),
@@ -276,6 +301,12 @@ impl Writer {
         }
         self.durable(&buf).map_err(|e| e.to_string())?;
         self.chain = chain;
+        // Exported once stored, with the same chain fields as the file's lines.
+        if let Some(exporter) = &self.exporter {
+            for (b, (seq, prev)) in bodies.iter().zip(links) {
+                exporter.emit(&otel::record(b, seq, prev.as_deref(), &self.header.dialect));
+            }
+        }
         Ok(())
     }
 }
