@@ -91,3 +91,37 @@ def test_http(stateless):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_traceparent_from_the_sdk_becomes_the_audit_trace_id(tmp_path):
+    """A W3C traceparent the Python SDK sends in a call's `_meta` is the trace id of the call's
+    OTLP audit record (the audit log joins the client's trace)."""
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    traceparent = f"00-{trace_id}-00f067aa0ba902b7-01"
+    audit = tmp_path / "audit.otlp.jsonl"
+
+    async def main():
+        args = ["serve", "--demo", "--audit-file", str(audit), "--audit-format", "otel"]
+        params = StdioServerParameters(command=BIN, args=args)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                r = await session.call_tool(
+                    "run_query", {"sql": "SELECT 1 AS one"}, meta={"traceparent": traceparent}
+                )
+                assert not err(r)
+                r = await session.call_tool("run_query", {"sql": "SELECT 2 AS two"})
+                assert not err(r)
+
+    asyncio.run(main())
+    import json
+
+    records = [
+        json.loads(line)["resourceLogs"][0]["scopeLogs"][0]["logRecords"][0]
+        for line in audit.read_text().splitlines()
+    ]
+    calls = [r for r in records if r["body"]["stringValue"] == "execute_tool run_query"]
+    assert len(calls) == 2
+    assert calls[0]["traceId"] == trace_id
+    # Without a traceparent: the process's own trace, not the client's.
+    assert calls[1]["traceId"] != trace_id and len(calls[1]["traceId"]) == 32
