@@ -4,6 +4,8 @@
 #   scripts/mariadb-cluster.sh start [DIR]   install a data dir + start; prints the env file path (last line)
 #   scripts/mariadb-cluster.sh stop DIR      stop the server and remove DIR
 #   scripts/mariadb-cluster.sh status DIR    exit 0 when the server in DIR answers
+#   scripts/mariadb-cluster.sh load-chinook DIR   load $SQLGATE_CORPUS/chinook/Chinook_MySql.sql
+#                                            (database `Chinook`; adds SQLGATE_MARIADB_CHINOOK_URL)
 #
 # The server listens on 127.0.0.1 only (first free port from $SQLGATE_MARIADB_PORT_BASE, default
 # 33069) and on a unix socket inside DIR, runs with --skip-grant-tables (no accounts: any client
@@ -143,6 +145,22 @@ cmd_stop() {
     log "stopped and removed $dir"
 }
 
+cmd_load_chinook() {
+    local dir=${1:-} client corpus sql port
+    check_dir "$dir"
+    dir=$(cd "$dir" && pwd)
+    client=$(find_bin mariadb mysql) || die "the mariadb client was not found"
+    corpus=${SQLGATE_CORPUS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/shared/corpus}
+    sql="$corpus/chinook/Chinook_MySql.sql"
+    [[ -f "$sql" ]] || die "no $sql (set SQLGATE_CORPUS)"
+    "$client" --no-defaults --socket="$dir/sock" --user=root <"$sql" ||
+        die "loading $sql failed"
+    port=$(sed -n 's/^export SQLGATE_MARIADB_PORT=//p' "$dir/env")
+    grep -q SQLGATE_MARIADB_CHINOOK_URL "$dir/env" ||
+        printf 'export SQLGATE_MARIADB_CHINOOK_URL=mysql://root@127.0.0.1:%s/Chinook\n' "$port" >>"$dir/env"
+    log "loaded Chinook into 127.0.0.1:$port"
+}
+
 cmd_status() {
     check_dir "${1:-}"
     answers "$1"
@@ -152,5 +170,6 @@ case "${1:-}" in
     start) shift; cmd_start "$@" ;;
     stop) shift; cmd_stop "$@" ;;
     status) shift; cmd_status "$@" ;;
+    load-chinook) shift; cmd_load_chinook "$@" ;;
     *) sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

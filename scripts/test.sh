@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs all of sqlgate's tests on a fresh machine: starts a throwaway PostgreSQL loaded with
-# Chinook, runs the Rust tests of every crate, then the Python, Node and MCP-interop suites
-# (each part's ci.sh installs what it needs), the install paths (scripts/install-test.sh: built
-# artifacts installed without Rust), then starts a throwaway MariaDB and runs the engine
-# differential suite (tests/engines/run.sh). Stops both servers at the end, whatever happens.
+# Runs all of sqlgate's tests on a fresh machine: starts a throwaway PostgreSQL and a throwaway
+# MariaDB, both loaded with Chinook, runs the Rust tests of every crate, then the Python, Node and
+# MCP-interop suites (each part's ci.sh installs what it needs), the install paths
+# (scripts/install-test.sh: built artifacts installed without Rust), and the engine differential
+# suite (tests/engines/run.sh). Stops both servers at the end, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -32,6 +32,20 @@ else
   echo "test.sh: PostgreSQL server binaries not found: PostgreSQL tests will say SKIPPED" >&2
 fi
 
+# MariaDB, loaded with Chinook: the MySQL backend's tests (mcp-server/tests/mysql.rs) and the
+# engine differential suite below.
+if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
+  mariadb_env=$(scripts/mariadb-cluster.sh start | tail -n1)
+  scripts/mariadb-cluster.sh load-chinook "$(dirname "$mariadb_env")"
+  # shellcheck disable=SC1090
+  . "$mariadb_env"
+elif [ "${CI:-}" = "true" ]; then
+  echo "test.sh: mariadbd not found (apt-get install mariadb-server); CI requires it" >&2
+  exit 1
+else
+  echo "test.sh: mariadbd not found: the MariaDB tests will say SKIPPED" >&2
+fi
+
 echo "== cargo test (core, command line, MCP server, bindings' Rust code)"
 cargo test --workspace
 
@@ -47,16 +61,6 @@ bash scripts/install-test.sh
 
 # Engine differential suite (tests/engines): approved vectors on real PostgreSQL, MariaDB, SQLite
 # and DuckDB under every setting that changes how SQL text is read.
-if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
-  mariadb_env=$(scripts/mariadb-cluster.sh start | tail -n1)
-  # shellcheck disable=SC1090
-  . "$mariadb_env"
-elif [ "${CI:-}" = "true" ]; then
-  echo "test.sh: mariadbd not found (apt-get install mariadb-server); CI requires it" >&2
-  exit 1
-else
-  echo "test.sh: mariadbd not found: the MariaDB engine tests will say SKIPPED" >&2
-fi
 echo "== engines (tests/engines)"
 if [ "${CI:-}" = "true" ]; then export SQLGATE_ENGINES_REQUIRED=1; fi
 bash tests/engines/run.sh

@@ -187,6 +187,8 @@ pub enum Source {
     Sqlite(PathBuf),
     /// A PostgreSQL URL (kept out of every message).
     Postgres(String),
+    /// A MySQL / MariaDB URL, `mysql://` or `mariadb://` (kept out of every message).
+    Mysql(String),
 }
 
 /// Fully resolved `serve` settings.
@@ -249,8 +251,12 @@ pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
     if u.starts_with("postgres://") || u.starts_with("postgresql://") {
         return Ok(Source::Postgres(u.to_string()));
     }
+    if u.starts_with("mysql://") || u.starts_with("mariadb://") {
+        return Ok(Source::Mysql(u.to_string()));
+    }
     Err(ConfigError(
-        "database URL must start with postgres://, postgresql:// or sqlite:".into(),
+        "database URL must start with postgres://, postgresql://, mysql://, mariadb:// or sqlite:"
+            .into(),
     ))
 }
 
@@ -420,7 +426,10 @@ mod tests {
             parse_source("postgres://u:p@h/db"),
             Ok(Source::Postgres(_))
         ));
-        let err = parse_source("mysql://u:secret@h/db").err().map(|e| e.0);
+        for url in ["mysql://u:p@h/db", "mariadb://u:p@h:3307/db?ssl-mode=REQUIRED"] {
+            assert!(matches!(parse_source(url), Ok(Source::Mysql(_))), "{url}");
+        }
+        let err = parse_source("oracle://u:secret@h/db").err().map(|e| e.0);
         assert!(err.is_some_and(|m| !m.contains("secret")));
     }
 

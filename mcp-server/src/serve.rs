@@ -7,6 +7,7 @@ use sqlgate::Policy;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::{Audit, AuditOptions, ServerFacts};
+use crate::backend::mysql::MysqlBackend;
 use crate::backend::postgres::PgBackend;
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
@@ -77,6 +78,15 @@ pub async fn connect(cfg: &ServeConfig) -> Result<(Backend, Policy), String> {
             Ok((
                 Backend::Postgres(pg),
                 Policy::for_dialect(sqlgate::Dialect::Postgres),
+            ))
+        }
+        Source::Mysql(url) => {
+            let my = MysqlBackend::connect(url, cfg.pool_size, cfg.require_read_only_role)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok((
+                Backend::Mysql(my),
+                Policy::for_dialect(sqlgate::Dialect::Mysql),
             ))
         }
     }

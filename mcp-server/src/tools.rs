@@ -486,11 +486,7 @@ impl SqlGateServer {
         let info = ServerInfoOutput {
             sqlgate_version: env!("CARGO_PKG_VERSION").to_string(),
             dialect: e.backend().dialect().as_str().to_string(),
-            database: match e.backend() {
-                crate::backend::Backend::Sqlite(_) => "sqlite",
-                crate::backend::Backend::Postgres(_) => "postgres",
-            }
-            .to_string(),
+            database: e.backend().kind().to_string(),
             mode: e.mode().as_str().to_string(),
             row_cap: e.row_cap(),
             statement_timeout_ms: u64::try_from(e.statement_timeout().as_millis())

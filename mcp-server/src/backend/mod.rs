@@ -1,8 +1,9 @@
-//! Database backends: SQLite (embedded demo or a file) and PostgreSQL (pooled).
+//! Database backends: SQLite (embedded demo or a file), PostgreSQL and MySQL / MariaDB (pooled).
 //!
 //! A backend only executes SQL that core approved, introspects the schema, and maps database
 //! errors to stable codes. It never decides whether SQL may run.
 
+pub mod mysql;
 pub mod pg_write;
 pub mod postgres;
 pub mod sqlite;
@@ -368,6 +369,8 @@ pub enum Backend {
     Sqlite(sqlite::SqliteBackend),
     /// PostgreSQL, pooled.
     Postgres(postgres::PgBackend),
+    /// MySQL or MariaDB, pooled.
+    Mysql(mysql::MysqlBackend),
 }
 
 impl Backend {
@@ -376,6 +379,7 @@ impl Backend {
         match self {
             Backend::Sqlite(_) => Dialect::Sqlite,
             Backend::Postgres(_) => Dialect::Postgres,
+            Backend::Mysql(_) => Dialect::Mysql,
         }
     }
 
@@ -384,6 +388,7 @@ impl Backend {
         match self {
             Backend::Sqlite(b) => b.execute(sql, limits).await,
             Backend::Postgres(b) => b.execute(sql, limits).await,
+            Backend::Mysql(b) => b.execute(sql, limits).await,
         }
     }
 
@@ -398,6 +403,7 @@ impl Backend {
         match self {
             Backend::Sqlite(b) => b.mutate(sql, limits, finish).await,
             Backend::Postgres(b) => b.mutate(sql, limits, finish).await,
+            Backend::Mysql(b) => b.mutate(sql, limits, finish).await,
         }
     }
 
@@ -406,16 +412,30 @@ impl Backend {
         let mut tables = match self {
             Backend::Sqlite(b) => b.introspect().await?,
             Backend::Postgres(b) => b.introspect().await?,
+            Backend::Mysql(b) => b.introspect().await?,
         };
         link_references(&mut tables);
         Ok(tables)
     }
 
-    /// Warnings about the connected role (PostgreSQL: it can write).
+    /// Warnings about the connected role (PostgreSQL, MySQL: it can write).
     pub fn role_warnings(&self) -> &[String] {
         match self {
             Backend::Sqlite(_) => &[],
             Backend::Postgres(b) => b.role_warnings(),
+            Backend::Mysql(b) => b.role_warnings(),
+        }
+    }
+
+    /// The kind of database, as `server_info` reports it (never the URL).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Backend::Sqlite(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
+            Backend::Mysql(b) => match b.flavor() {
+                mysql::Flavor::Mysql => "mysql",
+                mysql::Flavor::Mariadb => "mariadb",
+            },
         }
     }
 }
