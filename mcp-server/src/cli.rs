@@ -152,9 +152,15 @@ pub struct ServeArgs {
     /// Result size cap in bytes (JSON of the rows); default 1 MiB.
     #[arg(long)]
     pub max_result_bytes: Option<usize>,
-    /// PostgreSQL connection pool size.
+    /// PostgreSQL / MySQL connection pool size.
     #[arg(long)]
     pub pool_size: Option<usize>,
+    /// Refuse approved reads whose planner cost is over this (PostgreSQL, MySQL; off by default).
+    #[arg(long)]
+    pub max_cost: Option<f64>,
+    /// Refuse approved reads with a plan step estimated over this many rows (off by default).
+    #[arg(long)]
+    pub max_estimated_rows: Option<u64>,
     /// Refuse to start when the PostgreSQL role can write.
     #[arg(long)]
     pub require_read_only_role: bool,

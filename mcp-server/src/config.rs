@@ -152,6 +152,10 @@ pub struct FileConfig {
     pub max_result_bytes: Option<usize>,
     /// Pool size.
     pub pool_size: Option<usize>,
+    /// Cost cap: plan cost.
+    pub max_cost: Option<f64>,
+    /// Cost cap: rows of the largest plan step.
+    pub max_estimated_rows: Option<u64>,
     /// Refuse to start with a writable role.
     pub require_read_only_role: Option<bool>,
     /// HTTP bind address.
@@ -212,6 +216,8 @@ pub struct ServeConfig {
     pub max_result_bytes: usize,
     /// Pool size.
     pub pool_size: usize,
+    /// The cost cap (off unless set).
+    pub cost_cap: crate::backend::cost::CostCap,
     /// Refuse a writable role.
     pub require_read_only_role: bool,
     /// HTTP bind address, if HTTP.
@@ -311,6 +317,17 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .max_result_bytes
             .or(file.max_result_bytes)
             .unwrap_or(DEFAULT_MAX_RESULT_BYTES),
+        cost_cap: crate::backend::cost::CostCap {
+            max_cost: match args.max_cost.or(file.max_cost) {
+                Some(c) if !(c.is_finite() && c > 0.0) => {
+                    return Err(ConfigError(format!(
+                        "max_cost must be a positive number, not {c}"
+                    )))
+                }
+                other => other,
+            },
+            max_estimated_rows: args.max_estimated_rows.or(file.max_estimated_rows),
+        },
         pool_size: args
             .pool_size
             .or(file.pool_size)
@@ -426,7 +443,10 @@ mod tests {
             parse_source("postgres://u:p@h/db"),
             Ok(Source::Postgres(_))
         ));
-        for url in ["mysql://u:p@h/db", "mariadb://u:p@h:3307/db?ssl-mode=REQUIRED"] {
+        for url in [
+            "mysql://u:p@h/db",
+            "mariadb://u:p@h:3307/db?ssl-mode=REQUIRED",
+        ] {
             assert!(matches!(parse_source(url), Ok(Source::Mysql(_))), "{url}");
         }
         let err = parse_source("oracle://u:secret@h/db").err().map(|e| e.0);

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sqlgate::{Guard, Policy, QueryClass, Verdict};
 
-use crate::backend::{to_catalog, Backend, QueryLimits, ResultColumn, TableDetail};
+use crate::backend::cost::CostCap;
+use crate::backend::{to_catalog, Backend, DbError, QueryLimits, ResultColumn, TableDetail};
 use crate::mode::Mode;
 use crate::tool_error::ToolError;
 use crate::writable::writable_tables;
@@ -110,6 +111,7 @@ pub struct Engine {
     config: EngineConfig,
     snapshot: RwLock<Arc<Snapshot>>,
     enabled_tools: Option<Vec<String>>,
+    cost_cap: CostCap,
 }
 
 /// Quotes an identifier exactly (double quotes, doubled inside).
@@ -177,12 +179,24 @@ impl Engine {
             config,
             snapshot: RwLock::new(Arc::new(snapshot)),
             enabled_tools: None,
+            cost_cap: CostCap::default(),
         })
     }
 
     /// Publishes only these tools (`--tools`); `None` publishes all.
     pub fn set_enabled_tools(&mut self, names: Option<Vec<String>>) {
         self.enabled_tools = names;
+    }
+
+    /// Refuses approved reads whose planner estimate is over `cap` (`--max-cost`,
+    /// `--max-estimated-rows`), where the engine gives an estimate.
+    pub fn set_cost_cap(&mut self, cap: CostCap) {
+        self.cost_cap = cap;
+    }
+
+    /// The cost cap in force.
+    pub fn cost_cap(&self) -> CostCap {
+        self.cost_cap
     }
 
     /// The tools the operator enabled (`None`: all).
@@ -323,6 +337,25 @@ impl Engine {
         })
     }
 
+    /// The cost cap: the planner's estimate of approved `sql`, refused with `too_expensive`
+    /// when over a cap. No cap, or an engine without estimates (SQLite): nothing to check.
+    async fn over_cost_cap(&self, sql: &str) -> Result<(), DbError> {
+        if !self.cost_cap.is_set() {
+            return Ok(());
+        }
+        let Some(estimate) = self
+            .backend
+            .estimate(sql, self.config.statement_timeout)
+            .await?
+        else {
+            return Ok(());
+        };
+        match self.cost_cap.exceeded_by(&estimate) {
+            None => Ok(()),
+            Some(why) => Err(DbError::too_expensive(why, estimate.advice)),
+        }
+    }
+
     /// `validate_query`: the guard's verdict, no execution; a refusal's hint names the tool that
     /// helps (see [`hints`]).
     pub fn validate(&self, sql: &str) -> Verdict {
@@ -362,7 +395,10 @@ impl Engine {
             timeout: self.config.statement_timeout,
         };
         let start = Instant::now();
-        let result = self.backend.execute(&approved.sql, limits).await;
+        let result = match self.over_cost_cap(&approved.sql).await {
+            Ok(()) => self.backend.execute(&approved.sql, limits).await,
+            Err(e) => Err(e),
+        };
         let duration_ms = (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
         match result {
             Err(e) => {

@@ -124,6 +124,10 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
     )
     .await?;
     engine.set_enabled_tools(check_tools(cfg.enabled_tools.clone())?);
+    engine.set_cost_cap(cfg.cost_cap);
+    if cfg.cost_cap.is_set() && matches!(engine.backend(), Backend::Sqlite(_)) {
+        eprintln!("sqlgate-mcp: warning: SQLite gives no cost estimate; --max-cost and --max-estimated-rows do not apply");
+    }
     check_writes(&engine).await?;
     Ok(engine)
 }

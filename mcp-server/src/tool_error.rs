@@ -194,6 +194,7 @@ impl ToolError {
             DbErrorCode::RoleNotReadOnly => {
                 Some("the operator must connect with a read-only database role".to_string())
             }
+            DbErrorCode::TooExpensive => e.hint.clone(),
         };
         ToolError {
             code: e.code.into(),

@@ -547,3 +547,27 @@ async fn the_readme_read_only_user_passes_require_read_only_role() {
         refused.message
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cost_cap_refuses_a_cross_join_before_it_runs() {
+    use sqlgate_mcp::backend::cost::CostCap;
+    let Some(url) = chinook_url() else { return };
+    let mut e = engine(&url, 100, Duration::from_secs(10)).await;
+    e.set_cost_cap(CostCap {
+        max_cost: None,
+        max_estimated_rows: Some(1_000_000),
+    });
+    let (r, _) = e
+        .run_query("SELECT * FROM PlaylistTrack, Track LIMIT 100")
+        .await;
+    let err = r.expect_err("refused");
+    assert_eq!(err.code.as_str(), "too_expensive", "{err:?}");
+    let hint = err.hint.unwrap_or_default();
+    assert!(hint.contains("without a join condition"), "{hint}");
+    let (r, _) = e
+        .run_query(
+            "SELECT t.Name, COUNT(*) AS n FROM PlaylistTrack pt JOIN Track t ON t.TrackId = pt.TrackId GROUP BY t.Name",
+        )
+        .await;
+    assert!(r.is_ok(), "a joined query passes: {r:?}");
+}

@@ -235,3 +235,60 @@ async fn engine_errors_carry_a_hint() {
         );
     }
 }
+
+/// The corpus folder (`$SQLGATE_CORPUS`, else `../shared/corpus` beside the repository).
+fn corpus() -> std::path::PathBuf {
+    std::env::var("SQLGATE_CORPUS").map_or_else(
+        |_| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+        std::path::PathBuf::from,
+    )
+}
+
+/// The README's example cost cap lets every Chinook gold query run and refuses a cross join of
+/// the two largest tables, even under a LIMIT, before it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cost_cap_refuses_a_cross_join_and_passes_every_gold_query() {
+    use sqlgate_mcp::backend::cost::CostCap;
+    let Some(url) = chinook_url() else { return };
+    let gold = corpus().join("chinook/chinook_gold_postgres.jsonl");
+    let Ok(text) = std::fs::read_to_string(&gold) else {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true requires {}",
+            gold.display()
+        );
+        eprintln!("skipped: no {} (corpus absent)", gold.display());
+        return;
+    };
+    let mut e = pg_engine(&url, 2, Duration::from_secs(10), postgres_policy(100)).await;
+    e.set_cost_cap(CostCap {
+        max_cost: Some(100_000.0),
+        max_estimated_rows: Some(1_000_000),
+    });
+    let mut ran = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).expect("gold line");
+        let sql = v["sql"].as_str().expect("sql");
+        let (r, _) = e.run_query(sql).await;
+        match r {
+            Ok(_) => ran += 1,
+            Err(err) => assert_ne!(err.code.as_str(), "too_expensive", "{sql}: {}", err.message),
+        }
+    }
+    assert!(ran >= 150, "only {ran} gold queries ran");
+    for sql in [
+        "SELECT * FROM playlist_track, track LIMIT 100",
+        "SELECT count(*) FROM playlist_track CROSS JOIN track",
+    ] {
+        let (r, trace) = e.run_query(sql).await;
+        let err = r.expect_err(sql);
+        assert_eq!(err.code.as_str(), "too_expensive", "{sql}: {err:?}");
+        assert!(!err.retryable);
+        let hint = err.hint.unwrap_or_default();
+        assert!(
+            hint.contains("playlist_track and track without a join condition"),
+            "{sql}: {hint}"
+        );
+        assert!(trace.executed_sql.is_some(), "the approved SQL is traced");
+    }
+}

@@ -3,6 +3,7 @@
 //! A backend only executes SQL that core approved, introspects the schema, and maps database
 //! errors to stable codes. It never decides whether SQL may run.
 
+pub mod cost;
 pub mod mysql;
 pub mod pg_write;
 pub mod postgres;
@@ -74,6 +75,9 @@ pub enum DbErrorCode {
     DatabaseError,
     /// `--require-read-only-role`: the database role can write, so the server does not start.
     RoleNotReadOnly,
+    /// The planner's estimate of the approved read is over `--max-cost` or
+    /// `--max-estimated-rows`; nothing ran.
+    TooExpensive,
 }
 
 impl DbErrorCode {
@@ -97,9 +101,19 @@ pub struct DbError {
     pub sqlstate: Option<String>,
     /// True when the same call may succeed later.
     pub retryable: bool,
+    /// What the caller can do about it, when the backend knows (`too_expensive`).
+    pub hint: Option<String>,
 }
 
 impl DbError {
+    /// A read refused by the cost cap: `why` it is over, and `advice` for the agent.
+    pub fn too_expensive(why: String, advice: String) -> Self {
+        DbError {
+            hint: Some(advice),
+            ..DbError::new(DbErrorCode::TooExpensive, format!("not run: {why}"))
+        }
+    }
+
     /// A new error; `database_unavailable` is retryable.
     pub fn new(code: DbErrorCode, message: impl Into<String>) -> Self {
         DbError {
@@ -107,6 +121,7 @@ impl DbError {
             message: message.into(),
             sqlstate: None,
             retryable: code == DbErrorCode::DatabaseUnavailable,
+            hint: None,
         }
     }
 }
@@ -416,6 +431,19 @@ impl Backend {
         };
         link_references(&mut tables);
         Ok(tables)
+    }
+
+    /// The planner's estimate of approved `sql` (`None`: the engine gives none, SQLite).
+    pub async fn estimate(
+        &self,
+        sql: &str,
+        timeout: Duration,
+    ) -> Result<Option<cost::Estimate>, DbError> {
+        match self {
+            Backend::Sqlite(_) => Ok(None),
+            Backend::Postgres(b) => b.estimate(sql, timeout).await,
+            Backend::Mysql(b) => b.estimate(sql, timeout).await,
+        }
     }
 
     /// Warnings about the connected role (PostgreSQL, MySQL: it can write).

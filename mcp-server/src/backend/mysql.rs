@@ -231,6 +231,38 @@ impl MysqlBackend {
         .await
     }
 
+    /// The planner's estimate of approved `sql` (`EXPLAIN FORMAT=JSON`, prepared like every
+    /// read), in a read-only transaction under the statement timeout.
+    pub async fn estimate(
+        &self,
+        sql: &str,
+        timeout: Duration,
+    ) -> Result<Option<super::cost::Estimate>, DbError> {
+        let mut conn = self.pool.get_conn().await.map_err(|e| map_err(&e))?;
+        let id = conn.id();
+        let set_timeout = self.timeout_statement(timeout);
+        let work = async {
+            let result = async {
+                conn.query_drop("START TRANSACTION READ ONLY").await?;
+                conn.query_drop(set_timeout.as_str()).await?;
+                let plan: Option<String> = conn
+                    .exec_first(format!("EXPLAIN FORMAT=JSON {sql}"), ())
+                    .await?;
+                Ok(plan)
+            }
+            .await;
+            let rolled_back = conn.query_drop("ROLLBACK").await.is_ok();
+            (result, rolled_back)
+        };
+        let outcome = tokio::time::timeout(timeout + GRACE, work).await;
+        let plan = self
+            .settle(conn, id, outcome, "EXPLAIN ran over the statement timeout")
+            .await?;
+        Ok(plan
+            .and_then(|p| serde_json::from_str::<Value>(&p).ok())
+            .and_then(|p| super::cost::from_mysql_plan(&p)))
+    }
+
     /// Executes an approved mutation in a read-write transaction; commits only when `finish`
     /// says so for the count it touched, otherwise rolls back.
     pub async fn mutate(

@@ -88,6 +88,7 @@ pub fn map_err(e: &tokio_postgres::Error) -> DbError {
             message,
             sqlstate: Some(state),
             retryable,
+            hint: None,
         };
     }
     DbError::new(
@@ -419,6 +420,39 @@ impl PgBackend {
             "the query ran over the statement timeout and was cancelled",
         )
         .await
+    }
+
+    /// The planner's estimate of approved `sql` (`EXPLAIN (FORMAT JSON)`, which plans without
+    /// running), in a read-only transaction under the statement timeout.
+    pub async fn estimate(
+        &self,
+        sql: &str,
+        timeout: Duration,
+    ) -> Result<Option<super::cost::Estimate>, DbError> {
+        let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let work = async {
+            if let Err(e) = client.execute("BEGIN READ ONLY", &[]).await {
+                return (Err(map_err(&e)), false);
+            }
+            let result = async {
+                let ms = timeout.as_millis().max(1).to_string();
+                client
+                    .query("SELECT set_config('statement_timeout', $1, true)", &[&ms])
+                    .await
+                    .map_err(|e| map_err(&e))?;
+                let row = client
+                    .query_one(&format!("EXPLAIN (FORMAT JSON) {sql}"), &[])
+                    .await
+                    .map_err(|e| map_err(&e))?;
+                let plan: serde_json::Value = row.try_get(0).map_err(|e| map_err(&e))?;
+                Ok(super::cost::from_postgres_plan(&plan))
+            }
+            .await;
+            let rolled_back = client.execute("ROLLBACK", &[]).await.is_ok();
+            (result, rolled_back)
+        };
+        let outcome = tokio::time::timeout(timeout + GRACE, work).await;
+        settle(client, outcome, "EXPLAIN ran over the statement timeout").await
     }
 
     /// Reads user tables and views the role may select, with columns, keys and comments.
