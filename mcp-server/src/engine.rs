@@ -42,6 +42,31 @@ pub struct ListTablesOutput {
     pub tables: Vec<TableSummary>,
 }
 
+/// `validate_query`'s output: core's verdict and, when the engine gives one, the planner's
+/// estimate of the approved SQL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ValidateOutput {
+    /// The guard's verdict (ARCHITECTURE.md, "Verdict contract").
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// The planner's estimate (PostgreSQL, MySQL / MariaDB), for an allowed query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<EstimateOutput>,
+}
+
+/// What the planner expects of an allowed query (`validate_query`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EstimateOutput {
+    /// Total plan cost (planner units), where the engine reports one.
+    pub cost: Option<f64>,
+    /// The largest row estimate of any step.
+    pub rows: f64,
+    /// What the largest step is, and how to narrow it.
+    pub largest_step: String,
+    /// Why `run_query` would refuse it under the server's cost cap (`too_expensive`), if it would.
+    pub over_cap: Option<String>,
+}
+
 /// Output of `run_query`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunQueryOutput {
@@ -335,6 +360,28 @@ impl Engine {
                 Some("call list_tables for the names"),
             )
         })
+    }
+
+    /// `validate_query`: the verdict, with the planner's estimate of an allowed query (a failed
+    /// EXPLAIN leaves it out: the verdict stands on its own).
+    pub async fn validate_with_estimate(&self, sql: &str) -> ValidateOutput {
+        let verdict = self.validate(sql);
+        let estimate = match (&verdict.sql, verdict.allowed) {
+            (Some(approved), true) => self
+                .backend
+                .estimate(approved, self.config.statement_timeout)
+                .await
+                .ok()
+                .flatten()
+                .map(|e| EstimateOutput {
+                    over_cap: self.cost_cap.exceeded_by(&e),
+                    cost: e.cost,
+                    rows: e.rows,
+                    largest_step: e.advice,
+                }),
+            _ => None,
+        };
+        ValidateOutput { verdict, estimate }
     }
 
     /// The cost cap: the planner's estimate of approved `sql`, refused with `too_expensive`

@@ -53,6 +53,19 @@ pub fn run_query(out: &RunQueryOutput) -> String {
     s
 }
 
+/// The planner's estimate under a verdict (`validate_query`).
+pub fn estimate(e: &crate::engine::EstimateOutput) -> String {
+    let cost = e.cost.map(|c| format!("cost {c:.0}, ")).unwrap_or_default();
+    let mut s = format!(
+        "\nPlanner estimate: {cost}{:.0} rows at the largest step ({}).",
+        e.rows, e.largest_step
+    );
+    if let Some(why) = &e.over_cap {
+        s.push_str(&format!(" run_query would refuse it: {why}."));
+    }
+    s
+}
+
 /// `run_mutation`'s result: the count, the decision, the RETURNING rows, the SQL.
 pub fn run_mutation(out: &RunMutationOutput) -> String {
     let rows = if out.affected_rows == 1 {

@@ -13,12 +13,11 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sqlgate::Verdict;
 
 use crate::approval::{self, ApprovalRequest};
 use crate::audit::{Audit, AuditRecord, Decision};
 use crate::backend::TableDetail;
-use crate::engine::{Engine, ListTablesOutput, RunQueryOutput};
+use crate::engine::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
 use crate::mutation::RunMutationOutput;
 use crate::text;
 use crate::tool_error::ToolError;
@@ -325,7 +324,7 @@ impl SqlGateServer {
             idempotent_hint = true,
             open_world_hint = false
         ),
-        output_schema = schema_for_output::<Verdict>()
+        output_schema = schema_for_output::<ValidateOutput>()
     )]
     pub async fn validate_query(
         &self,
@@ -333,7 +332,8 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let v = self.engine.validate(&args.sql);
+        let out = self.engine.validate_with_estimate(&args.sql).await;
+        let v = &out.verdict;
         let decision = if v.allowed {
             Decision::Allow
         } else {
@@ -345,7 +345,11 @@ impl SqlGateServer {
             sql: Some(args.sql.clone()),
             ..AuditRecord::new("validate_query", decision)
         };
-        let result = success(&v, text::verdict(&v));
+        let mut rendering = text::verdict(v);
+        if let Some(e) = &out.estimate {
+            rendering.push_str(&text::estimate(e));
+        }
+        let result = success(&out, rendering);
         self.audited(&ctx, rec, start, result).await
     }
 

@@ -291,4 +291,16 @@ async fn the_cost_cap_refuses_a_cross_join_and_passes_every_gold_query() {
         );
         assert!(trace.executed_sql.is_some(), "the approved SQL is traced");
     }
+    // validate_query shows the estimate, and whether run_query would refuse it.
+    let cross = e
+        .validate_with_estimate("SELECT * FROM playlist_track, track LIMIT 100")
+        .await;
+    let estimate = cross.estimate.expect("an estimate");
+    assert!(cross.verdict.allowed);
+    assert_eq!(estimate.rows, 8715.0 * 3503.0);
+    assert!(estimate.over_cap.is_some());
+    let small = e.validate_with_estimate("SELECT name FROM artist").await;
+    assert_eq!(small.estimate.expect("an estimate").over_cap, None);
+    let refused = e.validate_with_estimate("DELETE FROM artist").await;
+    assert_eq!(refused.estimate, None, "no estimate for a refused query");
 }
