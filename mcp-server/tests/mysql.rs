@@ -571,3 +571,70 @@ async fn the_cost_cap_refuses_a_cross_join_before_it_runs() {
         .await;
     assert!(r.is_ok(), "a joined query passes: {r:?}");
 }
+
+/// The server stops under a running engine: calls fail as `database_unavailable` (retryable),
+/// never hang; once it is back, the pool serves again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_database_stopped_and_back() {
+    if chinook_url().is_none() {
+        return;
+    }
+    let server = OwnServer::start();
+    server.run("CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY); INSERT INTO shop.t VALUES (1), (2);");
+    let port = server.env["SQLGATE_MARIADB_PORT"].clone();
+    let e = engine(
+        &format!("mysql://root@127.0.0.1:{port}/shop"),
+        10,
+        Duration::from_secs(5),
+    )
+    .await;
+    let (r, _) = e.run_query("SELECT COUNT(*) AS n FROM t").await;
+    assert_eq!(r.expect("runs").rows[0]["n"], 2);
+
+    let pid = std::fs::read_to_string(server.dir.join("mariadbd.pid")).expect("pid");
+    let killed = std::process::Command::new("kill")
+        .arg(pid.trim())
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let down = Instant::now();
+    loop {
+        let (r, _) = e.run_query("SELECT COUNT(*) AS n FROM t").await;
+        match r {
+            Err(err) if err.code.as_str() == "database_unavailable" => {
+                assert!(err.retryable, "{err:?}");
+                break;
+            }
+            other => assert!(down.elapsed() < Duration::from_secs(30), "still {other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let restarted = std::process::Command::new("bash")
+        .arg(root.join("scripts/mariadb-cluster.sh"))
+        .args(["start", server.dir.to_str().expect("path")])
+        .env("SQLGATE_MARIADB_PORT_BASE", &port)
+        .output()
+        .expect("restart");
+    assert!(
+        restarted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&restarted.stderr)
+    );
+    let back = Instant::now();
+    loop {
+        let (r, _) = e.run_query("SELECT COUNT(*) AS n FROM t").await;
+        match r {
+            Ok(out) => {
+                assert_eq!(out.rows[0]["n"], 2);
+                break;
+            }
+            Err(err) => assert!(
+                back.elapsed() < Duration::from_secs(30),
+                "not back: {err:?}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
