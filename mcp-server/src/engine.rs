@@ -87,6 +87,37 @@ pub struct RunQueryOutput {
     pub duration_ms: f64,
 }
 
+impl RunQueryOutput {
+    /// The structured result, moving the rows into it: they were rendered to JSON values once,
+    /// by the backend, and are not copied again (the same JSON as serialising `self`).
+    pub fn into_json(self) -> Value {
+        let RunQueryOutput {
+            columns,
+            rows,
+            row_count,
+            truncated,
+            executed_sql,
+            query_class,
+            duration_ms,
+        } = self;
+        let mut out = Map::new();
+        out.insert(
+            "columns".into(),
+            serde_json::to_value(columns).unwrap_or_default(),
+        );
+        out.insert(
+            "rows".into(),
+            Value::Array(rows.into_iter().map(Value::Object).collect()),
+        );
+        out.insert("row_count".into(), Value::from(row_count));
+        out.insert("truncated".into(), Value::Bool(truncated));
+        out.insert("executed_sql".into(), Value::String(executed_sql));
+        out.insert("query_class".into(), Value::String(query_class));
+        out.insert("duration_ms".into(), Value::from(duration_ms));
+        Value::Object(out)
+    }
+}
+
 /// What the audit log needs about a run, success or not.
 #[derive(Debug, Clone, Default)]
 pub struct RunTrace {
@@ -515,6 +546,27 @@ fn name_parts(t: &TableDetail) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_query_json_moves_the_rows_into_the_same_shape() {
+        let mut row = Map::new();
+        row.insert("a".into(), Value::from(1));
+        row.insert("b".into(), Value::String("x".into()));
+        let out = RunQueryOutput {
+            columns: vec![ResultColumn {
+                name: "a".into(),
+                data_type: "int".into(),
+            }],
+            rows: vec![row.clone(), row],
+            row_count: 2,
+            truncated: true,
+            executed_sql: "SELECT a, b FROM t LIMIT 3".into(),
+            query_class: "select".into(),
+            duration_ms: 1.25,
+        };
+        let expected = serde_json::to_value(&out).expect("serialises");
+        assert_eq!(out.into_json(), expected);
+    }
 
     #[test]
     fn table_paths() {

@@ -53,8 +53,12 @@ pub struct SqlGateServer {
 }
 
 fn success<T: Serialize>(value: &T, rendering: String) -> CallToolResult {
-    let v = serde_json::to_value(value).unwrap_or_default();
-    let mut r = CallToolResult::structured(v);
+    success_json(serde_json::to_value(value).unwrap_or_default(), rendering)
+}
+
+/// A result whose structured content is already JSON (no second copy of the rows).
+fn success_json(value: serde_json::Value, rendering: String) -> CallToolResult {
+    let mut r = CallToolResult::structured(value);
     r.content = vec![ContentBlock::text(rendering)];
     r
 }
@@ -374,12 +378,10 @@ impl SqlGateServer {
         let start = Instant::now();
         let (outcome, trace) = self.engine.run_query(&args.sql).await;
         let (decision, code, row_count, result) = match outcome {
-            Ok(out) => (
-                Decision::Allow,
-                None,
-                Some(out.row_count),
-                success(&out, text::run_query(&out)),
-            ),
+            Ok(out) => (Decision::Allow, None, Some(out.row_count), {
+                let rendering = text::run_query(&out);
+                success_json(out.into_json(), rendering)
+            }),
             Err(e) if e.is_database_error() => (Decision::Error, Some(e.code), None, failure(&e)),
             Err(e) => (Decision::Refuse, Some(e.code), None, failure(&e)),
         };
