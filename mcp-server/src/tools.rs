@@ -128,7 +128,7 @@ pub struct ServerInfoOutput {
     pub sqlgate_version: String,
     /// The SQL dialect the guard parses.
     pub dialect: String,
-    /// The kind of database (`sqlite` or `postgres`), never its URL.
+    /// The kind of database (`sqlite`, `postgres` or `duckdb`), never its URL.
     pub database: String,
     /// `read_only`, `safe`, `delete_safe` or `full_access`.
     pub mode: String,
@@ -489,6 +489,8 @@ impl SqlGateServer {
             database: match e.backend() {
                 crate::backend::Backend::Sqlite(_) => "sqlite",
                 crate::backend::Backend::Postgres(_) => "postgres",
+                #[cfg(feature = "duckdb")]
+                crate::backend::Backend::Duckdb(_) => "duckdb",
             }
             .to_string(),
             mode: e.mode().as_str().to_string(),

@@ -30,7 +30,7 @@ async fn demo_engine(mode: Mode, approval_timeout: Duration) -> (Arc<Engine>, Pa
     let backend = demo_backend(mode.writes()).expect("demo backend");
     let path = match &backend {
         Backend::Sqlite(b) => b.path().to_path_buf(),
-        Backend::Postgres(_) => unreachable!("the demo is SQLite"),
+        _ => unreachable!("the demo is SQLite"),
     };
     let mut config = EngineConfig::read_only(demo_policy(), Duration::from_secs(5));
     config.mode = mode;

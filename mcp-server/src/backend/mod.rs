@@ -1,8 +1,11 @@
-//! Database backends: SQLite (embedded demo or a file) and PostgreSQL (pooled).
+//! Database backends: SQLite (embedded demo or a file), PostgreSQL (pooled) and, with the cargo
+//! feature `duckdb`, DuckDB (a file, read-only).
 //!
 //! A backend only executes SQL that core approved, introspects the schema, and maps database
 //! errors to stable codes. It never decides whether SQL may run.
 
+#[cfg(feature = "duckdb")]
+pub mod duckdb;
 pub mod pg_write;
 pub mod postgres;
 pub mod sqlite;
@@ -368,6 +371,9 @@ pub enum Backend {
     Sqlite(sqlite::SqliteBackend),
     /// PostgreSQL, pooled.
     Postgres(postgres::PgBackend),
+    /// DuckDB, always read-only.
+    #[cfg(feature = "duckdb")]
+    Duckdb(duckdb::DuckdbBackend),
 }
 
 impl Backend {
@@ -376,6 +382,8 @@ impl Backend {
         match self {
             Backend::Sqlite(_) => Dialect::Sqlite,
             Backend::Postgres(_) => Dialect::Postgres,
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(_) => Dialect::Duckdb,
         }
     }
 
@@ -384,6 +392,8 @@ impl Backend {
         match self {
             Backend::Sqlite(b) => b.execute(sql, limits).await,
             Backend::Postgres(b) => b.execute(sql, limits).await,
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(b) => b.execute(sql, limits).await,
         }
     }
 
@@ -398,6 +408,12 @@ impl Backend {
         match self {
             Backend::Sqlite(b) => b.mutate(sql, limits, finish).await,
             Backend::Postgres(b) => b.mutate(sql, limits, finish).await,
+            // Opened with access_mode=READ_ONLY: serve refuses write modes, this is the backstop.
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(_) => Err(DbError::new(
+                DbErrorCode::DatabaseError,
+                "DuckDB databases are served read-only: mutations are refused",
+            )),
         }
     }
 
@@ -406,6 +422,8 @@ impl Backend {
         let mut tables = match self {
             Backend::Sqlite(b) => b.introspect().await?,
             Backend::Postgres(b) => b.introspect().await?,
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(b) => b.introspect().await?,
         };
         link_references(&mut tables);
         Ok(tables)
@@ -416,6 +434,8 @@ impl Backend {
         match self {
             Backend::Sqlite(_) => &[],
             Backend::Postgres(b) => b.role_warnings(),
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(_) => &[],
         }
     }
 }
