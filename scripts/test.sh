@@ -48,6 +48,8 @@ fi
 
 echo "== cargo test (core, command line, MCP server, bindings' Rust code)"
 cargo test --workspace
+echo "== cargo test: the DuckDB backend (feature duckdb; DuckDB builds from source once)"
+cargo test -p sqlgate-mcp --features duckdb --test duckdb
 
 for part in bindings-python bindings-node mcp-server; do
   if [ -f "$part/ci.sh" ]; then

@@ -130,7 +130,8 @@ pub struct ServeArgs {
     /// Serve the embedded sample SQLite database (no database server needed).
     #[arg(long, conflicts_with = "database_url")]
     pub demo: bool,
-    /// `postgres://...` or `sqlite:path/to.db`. Prefer the environment variable for secrets.
+    /// `postgres://...`, `sqlite:path/to.db` or `duckdb:path/to.duckdb` (DuckDB needs a build
+    /// with `--features duckdb`). Prefer the environment variable for secrets.
     #[arg(long, env = "SQLGATE_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Settings file (TOML); flags override it.
@@ -199,4 +200,10 @@ pub struct ServeArgs {
     /// Publish only these tools (comma-separated); the rest are neither listed nor callable.
     #[arg(long, value_delimiter = ',')]
     pub tools: Option<Vec<String>>,
+    /// DuckDB's memory limit (`max_memory`), e.g. `1GB`; default DuckDB's.
+    #[arg(long)]
+    pub duckdb_max_memory: Option<String>,
+    /// DuckDB's worker threads; default 2.
+    #[arg(long)]
+    pub duckdb_threads: Option<u64>,
 }

@@ -20,6 +20,8 @@ pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 /// Default PostgreSQL pool size.
 pub const DEFAULT_POOL_SIZE: usize = 8;
+/// Default `--duckdb-threads`: a server shares its machine.
+pub const DEFAULT_DUCKDB_THREADS: u64 = 2;
 
 /// A configuration problem, reported on stderr with exit code [`crate::exit::USAGE`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,7 +132,7 @@ where
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
-    /// `postgres://...` or `sqlite:path`.
+    /// `postgres://...`, `sqlite:path` or `duckdb:path`.
     pub database_url: Option<String>,
     /// Serve the embedded demo database.
     pub demo: Option<bool>,
@@ -180,6 +182,10 @@ pub struct FileConfig {
     pub otlp_endpoint: Option<String>,
     /// Tools to publish.
     pub enabled_tools: Option<Vec<String>>,
+    /// DuckDB's `max_memory`, e.g. `"1GB"`.
+    pub duckdb_max_memory: Option<String>,
+    /// DuckDB's worker threads.
+    pub duckdb_threads: Option<u64>,
 }
 
 /// Where the data comes from.
@@ -193,6 +199,8 @@ pub enum Source {
     Postgres(String),
     /// A MySQL / MariaDB URL, `mysql://` or `mariadb://` (kept out of every message).
     Mysql(String),
+    /// A DuckDB file, opened read-only (served only when built with the feature `duckdb`).
+    Duckdb(PathBuf),
 }
 
 /// Fully resolved `serve` settings.
@@ -242,6 +250,10 @@ pub struct ServeConfig {
     pub otlp_endpoint: Option<String>,
     /// Tools to publish (`None`: all).
     pub enabled_tools: Option<Vec<String>>,
+    /// DuckDB's `max_memory` (`None`: DuckDB's default).
+    pub duckdb_max_memory: Option<String>,
+    /// DuckDB's worker threads.
+    pub duckdb_threads: u64,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -254,6 +266,13 @@ pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
         }
         return Ok(Source::Sqlite(PathBuf::from(path)));
     }
+    if let Some(rest) = u.strip_prefix("duckdb:") {
+        let path = rest.strip_prefix("//").unwrap_or(rest);
+        if path.is_empty() {
+            return Err(ConfigError("duckdb: URL has no path".into()));
+        }
+        return Ok(Source::Duckdb(PathBuf::from(path)));
+    }
     if u.starts_with("postgres://") || u.starts_with("postgresql://") {
         return Ok(Source::Postgres(u.to_string()));
     }
@@ -261,7 +280,8 @@ pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
         return Ok(Source::Mysql(u.to_string()));
     }
     Err(ConfigError(
-        "database URL must start with postgres://, postgresql://, mysql://, mariadb:// or sqlite:"
+        "database URL must start with postgres://, postgresql://, mysql://, mariadb://, sqlite: or \
+         duckdb:"
             .into(),
     ))
 }
@@ -360,6 +380,12 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             None => None,
         },
         enabled_tools: args.tools.clone().or(file.enabled_tools),
+        duckdb_max_memory: args.duckdb_max_memory.clone().or(file.duckdb_max_memory),
+        duckdb_threads: args
+            .duckdb_threads
+            .or(file.duckdb_threads)
+            .unwrap_or(DEFAULT_DUCKDB_THREADS)
+            .max(1),
     })
 }
 
@@ -449,8 +475,29 @@ mod tests {
         ] {
             assert!(matches!(parse_source(url), Ok(Source::Mysql(_))), "{url}");
         }
+        assert_eq!(
+            parse_source("duckdb:data/x.duckdb").ok(),
+            Some(Source::Duckdb("data/x.duckdb".into()))
+        );
+        assert_eq!(
+            parse_source("duckdb:///abs/x.duckdb").ok(),
+            Some(Source::Duckdb("/abs/x.duckdb".into()))
+        );
+        assert!(parse_source("duckdb:").is_err());
         let err = parse_source("oracle://u:secret@h/db").err().map(|e| e.0);
         assert!(err.is_some_and(|m| !m.contains("secret")));
+    }
+
+    #[test]
+    fn duckdb_settings_in_the_config_file() {
+        let c =
+            toml::from_str::<FileConfig>("duckdb_max_memory = \"1GB\"\nduckdb_threads = 3").ok();
+        assert_eq!(
+            c.as_ref().and_then(|c| c.duckdb_max_memory.as_deref()),
+            Some("1GB")
+        );
+        assert_eq!(c.and_then(|c| c.duckdb_threads), Some(3));
+        assert!(toml::from_str::<FileConfig>("duckdb_threads = \"x\"").is_err());
     }
 
     #[test]

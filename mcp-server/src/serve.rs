@@ -89,7 +89,41 @@ pub async fn connect(cfg: &ServeConfig) -> Result<(Backend, Policy), String> {
                 Policy::for_dialect(sqlgate::Dialect::Mysql),
             ))
         }
+        Source::Duckdb(path) => connect_duckdb(cfg, path),
     }
+}
+
+/// Opens a DuckDB file read-only; a write mode refuses to start (DuckDB is never opened writable).
+#[cfg(feature = "duckdb")]
+fn connect_duckdb(cfg: &ServeConfig, path: &std::path::Path) -> Result<(Backend, Policy), String> {
+    use crate::backend::duckdb::{DuckdbBackend, DuckdbOptions};
+    if cfg.mode.writes() {
+        return Err(format!(
+            "--mode {}: DuckDB databases are served read-only; use --mode read_only",
+            cfg.mode.as_str()
+        ));
+    }
+    let options = DuckdbOptions {
+        max_memory: cfg.duckdb_max_memory.clone(),
+        threads: cfg.duckdb_threads,
+    };
+    let b = DuckdbBackend::open(path, &options).map_err(|e| e.to_string())?;
+    Ok((
+        Backend::Duckdb(b),
+        Policy::for_dialect(sqlgate::Dialect::Duckdb),
+    ))
+}
+
+/// Without the feature, a `duckdb:` URL says how to get a build that serves it.
+#[cfg(not(feature = "duckdb"))]
+fn connect_duckdb(
+    _cfg: &ServeConfig,
+    _path: &std::path::Path,
+) -> Result<(Backend, Policy), String> {
+    Err(
+        "this sqlgate-mcp was built without DuckDB: cargo install --path mcp-server --features duckdb"
+            .into(),
+    )
 }
 
 /// Builds the engine for a resolved configuration (also used by tests).
@@ -125,8 +159,13 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
     .await?;
     engine.set_enabled_tools(check_tools(cfg.enabled_tools.clone())?);
     engine.set_cost_cap(cfg.cost_cap);
-    if cfg.cost_cap.is_set() && matches!(engine.backend(), Backend::Sqlite(_)) {
-        eprintln!("sqlgate-mcp: warning: SQLite gives no cost estimate; --max-cost and --max-estimated-rows do not apply");
+    if cfg.cost_cap.is_set()
+        && !matches!(engine.backend(), Backend::Postgres(_) | Backend::Mysql(_))
+    {
+        eprintln!(
+            "sqlgate-mcp: warning: {} gives no cost estimate here; --max-cost and --max-estimated-rows do not apply",
+            engine.backend().kind()
+        );
     }
     check_writes(&engine).await?;
     Ok(engine)

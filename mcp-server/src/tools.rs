@@ -131,7 +131,7 @@ pub struct ServerInfoOutput {
     pub sqlgate_version: String,
     /// The SQL dialect the guard parses.
     pub dialect: String,
-    /// The kind of database (`sqlite` or `postgres`), never its URL.
+    /// The kind of database (`sqlite`, `postgres` or `duckdb`), never its URL.
     pub database: String,
     /// `read_only`, `safe`, `delete_safe` or `full_access`.
     pub mode: String,

@@ -1,9 +1,12 @@
-//! Database backends: SQLite (embedded demo or a file), PostgreSQL and MySQL / MariaDB (pooled).
+//! Database backends: SQLite (embedded demo or a file), PostgreSQL and MySQL / MariaDB
+//! (pooled) and, with the cargo feature `duckdb`, DuckDB (a file, read-only).
 //!
 //! A backend only executes SQL that core approved, introspects the schema, and maps database
 //! errors to stable codes. It never decides whether SQL may run.
 
 pub mod cost;
+#[cfg(feature = "duckdb")]
+pub mod duckdb;
 pub mod mysql;
 pub mod pg_write;
 pub mod postgres;
@@ -386,6 +389,9 @@ pub enum Backend {
     Postgres(postgres::PgBackend),
     /// MySQL or MariaDB, pooled.
     Mysql(mysql::MysqlBackend),
+    /// DuckDB, always read-only.
+    #[cfg(feature = "duckdb")]
+    Duckdb(duckdb::DuckdbBackend),
 }
 
 impl Backend {
@@ -395,6 +401,8 @@ impl Backend {
             Backend::Sqlite(_) => Dialect::Sqlite,
             Backend::Postgres(_) => Dialect::Postgres,
             Backend::Mysql(_) => Dialect::Mysql,
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(_) => Dialect::Duckdb,
         }
     }
 
@@ -404,6 +412,8 @@ impl Backend {
             Backend::Sqlite(b) => b.execute(sql, limits).await,
             Backend::Postgres(b) => b.execute(sql, limits).await,
             Backend::Mysql(b) => b.execute(sql, limits).await,
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(b) => b.execute(sql, limits).await,
         }
     }
 
@@ -419,6 +429,12 @@ impl Backend {
             Backend::Sqlite(b) => b.mutate(sql, limits, finish).await,
             Backend::Postgres(b) => b.mutate(sql, limits, finish).await,
             Backend::Mysql(b) => b.mutate(sql, limits, finish).await,
+            // Opened with access_mode=READ_ONLY: serve refuses write modes, this is the backstop.
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(_) => Err(DbError::new(
+                DbErrorCode::DatabaseError,
+                "DuckDB databases are served read-only: mutations are refused",
+            )),
         }
     }
 
@@ -428,6 +444,8 @@ impl Backend {
             Backend::Sqlite(b) => b.introspect().await?,
             Backend::Postgres(b) => b.introspect().await?,
             Backend::Mysql(b) => b.introspect().await?,
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(b) => b.introspect().await?,
         };
         link_references(&mut tables);
         Ok(tables)
@@ -443,6 +461,9 @@ impl Backend {
             Backend::Sqlite(_) => Ok(None),
             Backend::Postgres(b) => b.estimate(sql, timeout).await,
             Backend::Mysql(b) => b.estimate(sql, timeout).await,
+            // DuckDB's EXPLAIN gives no machine-readable estimate here yet: no cap applies.
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(_) => Ok(None),
         }
     }
 
@@ -452,6 +473,8 @@ impl Backend {
             Backend::Sqlite(_) => &[],
             Backend::Postgres(b) => b.role_warnings(),
             Backend::Mysql(b) => b.role_warnings(),
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(_) => &[],
         }
     }
 
@@ -464,6 +487,8 @@ impl Backend {
                 mysql::Flavor::Mysql => "mysql",
                 mysql::Flavor::Mariadb => "mariadb",
             },
+            #[cfg(feature = "duckdb")]
+            Backend::Duckdb(_) => "duckdb",
         }
     }
 }

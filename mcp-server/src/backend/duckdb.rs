@@ -1,0 +1,496 @@
+//! DuckDB backend (cargo feature `duckdb`): the file is opened once with `access_mode=READ_ONLY`,
+//! `enable_external_access=false` and `lock_configuration=true`, set in the configuration before
+//! the database opens so that no statement can change them. Each query runs on its own connection
+//! to that database, on a blocking thread, interrupted when the timeout passes.
+//!
+//! Results are read as Arrow batches and rendered to JSON here, with a string fallback (Arrow's
+//! formatter) for any type without a JSON form, so a query never fails because of a type.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use base64::Engine;
+use duckdb::arrow::array::{Array, AsArray};
+use duckdb::arrow::datatypes::{self as dt, DataType};
+use duckdb::arrow::util::display::{ArrayFormatter, FormatOptions};
+use duckdb::{AccessMode, Config, Connection};
+use serde_json::{Map, Number, Value};
+
+use super::{
+    Collector, ColumnDetail, DbError, DbErrorCode, ForeignKeyDetail, QueryLimits, QueryResult,
+    TableDetail,
+};
+
+/// The largest integer a JSON number carries exactly in every client (2^53).
+const MAX_SAFE_INTEGER: i128 = 1 << 53;
+
+/// DuckDB's resource settings for `serve` (`--duckdb-max-memory`, `--duckdb-threads`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuckdbOptions {
+    /// `max_memory` (e.g. `1GB`); DuckDB's default when `None`.
+    pub max_memory: Option<String>,
+    /// Worker threads of the database.
+    pub threads: u64,
+}
+
+impl Default for DuckdbOptions {
+    fn default() -> Self {
+        DuckdbOptions {
+            max_memory: None,
+            threads: crate::config::DEFAULT_DUCKDB_THREADS,
+        }
+    }
+}
+
+/// A DuckDB database opened read-only.
+pub struct DuckdbBackend {
+    path: PathBuf,
+    /// The database; every query clones a connection from it (a `Connection` is not `Sync`).
+    db: Mutex<Connection>,
+}
+
+impl DuckdbBackend {
+    /// Opens the file at `path` read-only, without external access and with its configuration
+    /// locked; fails when it does not exist or cannot be opened.
+    pub fn open(path: &Path, options: &DuckdbOptions) -> Result<Self, DbError> {
+        let unavailable = |e: duckdb::Error| {
+            DbError::new(
+                DbErrorCode::DatabaseUnavailable,
+                format!("cannot open the DuckDB database read-only: {e}"),
+            )
+        };
+        let mut config = Config::default()
+            .access_mode(AccessMode::ReadOnly)
+            .and_then(|c| c.enable_external_access(false))
+            // Extensions would be downloaded or read from disk: neither is wanted.
+            .and_then(|c| c.enable_autoload_extension(false))
+            .and_then(|c| c.with("autoinstall_known_extensions", "false"))
+            .and_then(|c| c.threads(i64::try_from(options.threads.max(1)).unwrap_or(i64::MAX)))
+            .map_err(unavailable)?;
+        if let Some(m) = &options.max_memory {
+            config = config.max_memory(m).map_err(unavailable)?;
+        }
+        // Last, so that the settings above are in place before they are locked.
+        let config = config
+            .with("lock_configuration", "true")
+            .map_err(unavailable)?;
+        // A missing file gets a message naming the path rather than DuckDB's.
+        if !path.is_file() {
+            return Err(DbError::new(
+                DbErrorCode::DatabaseUnavailable,
+                format!(
+                    "cannot open the DuckDB database read-only: {} is not a file",
+                    path.display()
+                ),
+            ));
+        }
+        let conn = Connection::open_with_flags(path, config).map_err(unavailable)?;
+        Ok(DuckdbBackend {
+            path: path.to_path_buf(),
+            db: Mutex::new(conn),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A new connection to the database.
+    fn connect(&self) -> Result<Connection, DbError> {
+        let db = self.db.lock().unwrap_or_else(|e| e.into_inner());
+        db.try_clone().map_err(|e| {
+            DbError::new(
+                DbErrorCode::DatabaseUnavailable,
+                format!("cannot connect to the DuckDB database: {e}"),
+            )
+        })
+    }
+
+    /// The value of a setting, read on a connection of its own (not through the guard): lets the
+    /// operator and the tests check that `access_mode`, `enable_external_access` and
+    /// `lock_configuration` are what `open` set.
+    pub fn setting(&self, name: &str) -> Result<String, DbError> {
+        let conn = self.connect()?;
+        // current_setting takes a constant, not a parameter.
+        let sql = format!(
+            "SELECT current_setting('{}')::VARCHAR",
+            name.replace('\'', "''")
+        );
+        conn.query_row(&sql, [], |r| r.get(0))
+            .map_err(|e| map_err(e, false))
+    }
+
+    /// Executes approved SQL under the limits.
+    pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+        let conn = self.connect()?;
+        let interrupt = conn.interrupt_handle();
+        let timed_out = Arc::new(AtomicBool::new(false));
+        let flag = timed_out.clone();
+        let sql = sql.to_string();
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        let timeout = limits.timeout;
+        let timer = tokio::spawn(async move {
+            if tokio::time::timeout(timeout, done_rx).await.is_err() {
+                flag.store(true, Ordering::SeqCst);
+                interrupt.interrupt();
+            }
+        });
+        let result = tokio::task::spawn_blocking(move || {
+            let r = run(&conn, &sql, limits, &timed_out);
+            let _ = done_tx.send(());
+            r.map_err(|e| map_err(e, timed_out.load(Ordering::SeqCst)))
+        })
+        .await
+        .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?;
+        timer.abort();
+        result
+    }
+
+    /// Reads tables, views, columns, keys and estimated row counts.
+    pub async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
+        let conn = self.connect()?;
+        tokio::task::spawn_blocking(move || introspect(&conn).map_err(|e| map_err(e, false)))
+            .await
+            .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?
+    }
+}
+
+/// Maps a DuckDB error; `timed_out` says the timer interrupted the statement.
+fn map_err(e: duckdb::Error, timed_out: bool) -> DbError {
+    let message = e.to_string();
+    if timed_out || message.contains("INTERRUPT") {
+        return DbError::new(
+            DbErrorCode::QueryTimeout,
+            "the query ran over the statement timeout and was interrupted",
+        );
+    }
+    DbError::new(DbErrorCode::DatabaseError, message)
+}
+
+/// The DuckDB type names of the result (`DESCRIBE` binds the query without running it): Arrow's
+/// types do not tell HUGEINT from DECIMAL(38,0).
+fn result_types(conn: &Connection, sql: &str) -> duckdb::Result<Vec<String>> {
+    let mut stmt = conn.prepare(&format!("DESCRIBE {sql}"))?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(1))?;
+    rows.collect()
+}
+
+fn run(
+    conn: &Connection,
+    sql: &str,
+    limits: QueryLimits,
+    timed_out: &AtomicBool,
+) -> duckdb::Result<QueryResult> {
+    // Only a query can be described; anything else gets Arrow's type names, and DuckDB's own
+    // answer to the statement itself (read-only, no external access) rather than DESCRIBE's.
+    let types = result_types(conn, sql).unwrap_or_default();
+    if timed_out.load(Ordering::SeqCst) {
+        // The interrupt hit DESCRIBE, not the statement: do not start it.
+        return Err(duckdb::Error::InvalidQuery);
+    }
+    let mut stmt = conn.prepare(sql)?;
+    let stream = stmt.stream_arrow([])?;
+    let schema = stream.get_schema();
+    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let n = names.len();
+    // DESCRIBE and the statement agree; should they not, Arrow's names are the fallback.
+    let types: Vec<String> = (0..n)
+        .map(|i| {
+            types
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| schema.field(i).data_type().to_string())
+        })
+        .collect();
+    let mut collector = Collector::new(&names, types.clone(), limits);
+    'batches: for batch in stream {
+        let batch = batch?;
+        for row in 0..batch.num_rows() {
+            let values = batch
+                .columns()
+                .iter()
+                .zip(&types)
+                .map(|(col, ty)| top_level_value(col.as_ref(), row, ty))
+                .collect();
+            if !collector.push(values) {
+                break 'batches;
+            }
+        }
+    }
+    Ok(collector.result)
+}
+
+/// A JSON integer, or a string beyond 2^53 (where JSON numbers lose digits in most clients).
+fn integer(v: i128) -> Value {
+    if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&v) {
+        i64::try_from(v)
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::String(v.to_string()))
+    } else {
+        Value::String(v.to_string())
+    }
+}
+
+/// A value of a result column, knowing its DuckDB type: HUGEINT and UHUGEINT reach Arrow as
+/// DECIMAL(38,0) and are integers, not decimals.
+fn top_level_value(array: &dyn Array, row: usize, duck_type: &str) -> Value {
+    if array.is_null(row) {
+        return Value::Null;
+    }
+    if matches!(duck_type, "HUGEINT" | "UHUGEINT") {
+        if let Some(a) = array.as_primitive_opt::<dt::Decimal128Type>() {
+            return integer(a.value(row));
+        }
+    }
+    value(array, row)
+}
+
+/// Renders one Arrow value as JSON: numbers, booleans, strings, base64 for bytes, arrays for
+/// lists, objects for structs and maps; decimals, dates, times and intervals as DuckDB-like
+/// strings; anything else through Arrow's formatter.
+fn value(array: &dyn Array, row: usize) -> Value {
+    if array.is_null(row) {
+        return Value::Null;
+    }
+    match array.data_type() {
+        DataType::Null => Value::Null,
+        DataType::Boolean => Value::Bool(array.as_boolean().value(row)),
+        DataType::Int8 => Value::from(array.as_primitive::<dt::Int8Type>().value(row)),
+        DataType::Int16 => Value::from(array.as_primitive::<dt::Int16Type>().value(row)),
+        DataType::Int32 => Value::from(array.as_primitive::<dt::Int32Type>().value(row)),
+        DataType::Int64 => integer(array.as_primitive::<dt::Int64Type>().value(row).into()),
+        DataType::UInt8 => Value::from(array.as_primitive::<dt::UInt8Type>().value(row)),
+        DataType::UInt16 => Value::from(array.as_primitive::<dt::UInt16Type>().value(row)),
+        DataType::UInt32 => Value::from(array.as_primitive::<dt::UInt32Type>().value(row)),
+        DataType::UInt64 => integer(array.as_primitive::<dt::UInt64Type>().value(row).into()),
+        DataType::Float16 => float(array.as_primitive::<dt::Float16Type>().value(row).to_f64()),
+        DataType::Float32 => float(array.as_primitive::<dt::Float32Type>().value(row).into()),
+        DataType::Float64 => float(array.as_primitive::<dt::Float64Type>().value(row)),
+        DataType::Utf8 => Value::String(array.as_string::<i32>().value(row).to_string()),
+        DataType::LargeUtf8 => Value::String(array.as_string::<i64>().value(row).to_string()),
+        DataType::Utf8View => Value::String(array.as_string_view().value(row).to_string()),
+        DataType::Binary => base64(array.as_binary::<i32>().value(row)),
+        DataType::LargeBinary => base64(array.as_binary::<i64>().value(row)),
+        DataType::BinaryView => base64(array.as_binary_view().value(row)),
+        DataType::FixedSizeBinary(_) => base64(array.as_fixed_size_binary().value(row)),
+        DataType::List(_) => list(array.as_list::<i32>().value(row).as_ref()),
+        DataType::LargeList(_) => list(array.as_list::<i64>().value(row).as_ref()),
+        DataType::FixedSizeList(..) => list(array.as_fixed_size_list().value(row).as_ref()),
+        DataType::Struct(_) => {
+            let s = array.as_struct();
+            let mut out = Map::new();
+            for (name, col) in s.column_names().iter().zip(s.columns()) {
+                out.insert((*name).to_string(), value(col.as_ref(), row));
+            }
+            Value::Object(out)
+        }
+        DataType::Map(..) => {
+            let entries = array.as_map().value(row);
+            let (keys, values) = (entries.column(0), entries.column(1));
+            let mut out = Map::new();
+            for i in 0..entries.len() {
+                let key = match value(keys.as_ref(), i) {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                out.insert(key, value(values.as_ref(), i));
+            }
+            Value::Object(out)
+        }
+        DataType::Timestamp(unit, Some(_)) => instant(array, row, *unit),
+        _ => formatted(array, row),
+    }
+}
+
+/// A TIMESTAMPTZ as RFC 3339 in UTC (`...Z`): Arrow's formatter needs a time zone database for
+/// DuckDB's `UTC`, which this build leaves out.
+fn instant(array: &dyn Array, row: usize, unit: dt::TimeUnit) -> Value {
+    use chrono::DateTime;
+    let at = match unit {
+        dt::TimeUnit::Second => DateTime::from_timestamp(
+            array.as_primitive::<dt::TimestampSecondType>().value(row),
+            0,
+        ),
+        dt::TimeUnit::Millisecond => DateTime::from_timestamp_millis(
+            array
+                .as_primitive::<dt::TimestampMillisecondType>()
+                .value(row),
+        ),
+        dt::TimeUnit::Microsecond => DateTime::from_timestamp_micros(
+            array
+                .as_primitive::<dt::TimestampMicrosecondType>()
+                .value(row),
+        ),
+        dt::TimeUnit::Nanosecond => Some(DateTime::from_timestamp_nanos(
+            array
+                .as_primitive::<dt::TimestampNanosecondType>()
+                .value(row),
+        )),
+    };
+    match at {
+        Some(t) => Value::String(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+        None => formatted(array, row),
+    }
+}
+
+fn list(items: &dyn Array) -> Value {
+    Value::Array((0..items.len()).map(|i| value(items, i)).collect())
+}
+
+fn float(f: f64) -> Value {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .unwrap_or_else(|| Value::String(f.to_string()))
+}
+
+fn base64(bytes: &[u8]) -> Value {
+    Value::String(base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+/// Arrow's text for the value (decimals exact, ISO dates and times, ENUM labels, unions).
+fn formatted(array: &dyn Array, row: usize) -> Value {
+    let options = FormatOptions::default()
+        .with_null("")
+        .with_display_error(true);
+    match ArrayFormatter::try_new(array, &options) {
+        Ok(f) => Value::String(f.value(row).to_string()),
+        Err(e) => Value::String(format!("<{}: {e}>", array.data_type())),
+    }
+}
+
+/// The strings of a `VARCHAR[]` value.
+fn strings(v: duckdb::types::Value) -> Vec<String> {
+    match v {
+        duckdb::types::Value::List(items) | duckdb::types::Value::Array(items) => items
+            .into_iter()
+            .filter_map(|i| match i {
+                duckdb::types::Value::Text(s) => Some(s),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Tables and views of the open database (not DuckDB's internal ones), with their columns,
+/// primary and foreign keys, and `duckdb_tables()`'s estimated row count.
+fn introspect(conn: &Connection) -> duckdb::Result<Vec<TableDetail>> {
+    let mut stmt = conn.prepare(
+        "SELECT schema_name, table_name, 'table', estimated_size, comment FROM duckdb_tables() \
+         WHERE database_name = current_database() AND NOT internal AND NOT temporary \
+         UNION ALL \
+         SELECT schema_name, view_name, 'view', NULL, comment FROM duckdb_views() \
+         WHERE database_name = current_database() AND NOT internal AND NOT temporary \
+         ORDER BY 1, 2",
+    )?;
+    let mut tables: Vec<TableDetail> = stmt
+        .query_map([], |r| {
+            Ok(TableDetail {
+                schema: Some(r.get(0)?),
+                name: r.get(1)?,
+                kind: r.get(2)?,
+                estimated_rows: r.get(3)?,
+                comment: r.get(4)?,
+                columns: Vec::new(),
+                primary_key: Vec::new(),
+                foreign_keys: Vec::new(),
+                referenced_by: Vec::new(),
+            })
+        })?
+        .collect::<duckdb::Result<_>>()?;
+    let find = |tables: &[TableDetail], schema: &str, name: &str| -> Option<usize> {
+        tables
+            .iter()
+            .position(|t| t.name == name && t.schema.as_deref() == Some(schema))
+    };
+
+    let mut stmt = conn.prepare(
+        "SELECT schema_name, table_name, column_name, data_type, is_nullable, column_default, \
+         comment FROM duckdb_columns() \
+         WHERE database_name = current_database() AND NOT internal \
+         ORDER BY schema_name, table_name, column_index",
+    )?;
+    let columns = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            ColumnDetail {
+                name: r.get(2)?,
+                data_type: r.get(3)?,
+                nullable: r.get(4)?,
+                default: r.get(5)?,
+                comment: r.get(6)?,
+                protected: false,
+            },
+        ))
+    })?;
+    for c in columns {
+        let (schema, table, column) = c?;
+        if let Some(i) = find(&tables, &schema, &table) {
+            if let Some(t) = tables.get_mut(i) {
+                t.columns.push(column);
+            }
+        }
+    }
+
+    let mut stmt = conn.prepare(
+        "SELECT schema_name, table_name, constraint_type, constraint_column_names, \
+         referenced_table, referenced_column_names FROM duckdb_constraints() \
+         WHERE database_name = current_database() \
+         AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY') \
+         ORDER BY schema_name, table_name, constraint_index",
+    )?;
+    let keys = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            strings(r.get(3)?),
+            r.get::<_, Option<String>>(4)?,
+            strings(r.get(5)?),
+        ))
+    })?;
+    for k in keys {
+        let (schema, table, kind, columns, referenced_table, referenced_columns) = k?;
+        let Some(t) = find(&tables, &schema, &table).and_then(|i| tables.get_mut(i)) else {
+            continue;
+        };
+        if kind == "PRIMARY KEY" {
+            t.primary_key = columns;
+        } else if let Some(referenced_table) = referenced_table {
+            // DuckDB's foreign keys stay within the schema of the referencing table.
+            t.foreign_keys.push(ForeignKeyDetail {
+                columns,
+                referenced_schema: Some(schema),
+                referenced_table,
+                referenced_columns,
+            });
+        }
+    }
+    Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_beyond_2_pow_53_are_strings() {
+        assert_eq!(integer(42), Value::from(42));
+        assert_eq!(integer(-(1 << 53)), Value::from(-(1_i64 << 53)));
+        assert_eq!(
+            integer((1 << 53) + 1),
+            Value::String("9007199254740993".into())
+        );
+        assert_eq!(integer(i128::MAX), Value::String(i128::MAX.to_string()));
+    }
+
+    #[test]
+    fn non_finite_floats_are_strings() {
+        assert_eq!(float(1.5), Value::from(1.5));
+        assert_eq!(float(f64::NAN), Value::String("NaN".into()));
+        assert_eq!(float(f64::INFINITY), Value::String("inf".into()));
+    }
+}

@@ -1,0 +1,676 @@
+//! DuckDB backend (cargo feature `duckdb`), through the MCP tools: Chinook copied into a DuckDB
+//! file in a temporary folder (read from the corpus's SQLite file with rusqlite: DuckDB's sqlite
+//! extension would need a download), plus a table of every DuckDB type and the tables the vectors
+//! name. The corpus comes from `$SQLGATE_CORPUS` or `../shared/corpus`; without it the tests are
+//! skipped with a message, except under `CI=true`, where its absence is a failure.
+#![cfg(feature = "duckdb")]
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use rmcp::model::CallToolResult;
+use serde_json::{json, Value};
+use sqlgate::{Dialect, Policy};
+use sqlgate_mcp::audit::Audit;
+use sqlgate_mcp::backend::duckdb::{DuckdbBackend, DuckdbOptions};
+use sqlgate_mcp::backend::{Backend, DbErrorCode, QueryLimits};
+use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::tools::SqlGateServer;
+
+mod common;
+use common::{call, serve_in_process, structured};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// Chinook's SQLite file, or `None` (skip) outside CI when the corpus is absent.
+fn chinook_sqlite() -> Option<PathBuf> {
+    let corpus = std::env::var_os("SQLGATE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/corpus"));
+    let file = corpus.join("chinook/Chinook_Sqlite.sqlite");
+    if file.is_file() {
+        return Some(file);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{} not found, and CI=true requires the DuckDB tests",
+            file.display()
+        );
+    }
+    eprintln!(
+        "skipped: {} not found (set SQLGATE_CORPUS for the DuckDB tests)",
+        file.display()
+    );
+    None
+}
+
+/// `CustomerId` -> `customer_id`: the names of the PostgreSQL Chinook, which the vectors use.
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev_lower = i > 0 && chars[i - 1].is_lowercase();
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if i > 0 && (prev_lower || next_lower) {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(*c);
+        }
+    }
+    out
+}
+
+fn duck_type(sqlite_type: &str) -> String {
+    let t = sqlite_type.to_ascii_uppercase();
+    if t.starts_with("NVARCHAR") || t.starts_with("VARCHAR") {
+        "VARCHAR".into()
+    } else if let Some(rest) = t.strip_prefix("NUMERIC") {
+        format!("DECIMAL{rest}")
+    } else if t == "DATETIME" {
+        "TIMESTAMP".into()
+    } else {
+        t
+    }
+}
+
+/// Every DuckDB type the brief lists, one row of values and one of NULLs.
+const ALL_TYPES: &str = r#"
+CREATE TYPE mood AS ENUM ('sad', 'happy');
+CREATE TABLE all_types (
+  i8 TINYINT, i16 SMALLINT, i32 INTEGER, i64 BIGINT, i64_big BIGINT,
+  u8 UTINYINT, u64 UBIGINT, i128 HUGEINT, i128_small HUGEINT, u128 UHUGEINT,
+  dec DECIMAL(18, 3), dec38 DECIMAL(38, 10), f32 REAL, f64 DOUBLE, nan DOUBLE,
+  d DATE, t TIME, ts TIMESTAMP, tstz TIMESTAMPTZ, iv INTERVAL, id UUID, b BLOB,
+  l INTEGER[], a INTEGER[3], s STRUCT(x INTEGER, y VARCHAR), m MAP(VARCHAR, INTEGER),
+  ls STRUCT(k VARCHAR)[], e mood, ok BOOLEAN, txt VARCHAR
+);
+INSERT INTO all_types VALUES (
+  -8, -16, -32, 9007199254740992, 9007199254740993,
+  200, 18446744073709551615, 170141183460469231731687303715884105727, -7, 123456789012345678901234567890,
+  12345.678, 1234567890123456789012345678.0123456789, 1.5, 2.25, 'NaN',
+  DATE '2024-02-29', TIME '13:14:15.123456', TIMESTAMP '2024-02-29 13:14:15.5',
+  TIMESTAMPTZ '2024-02-29 13:14:15+00', INTERVAL '1 year 2 months 3 days 04:05:06',
+  'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\x00\xFFabc'::BLOB,
+  [1, 2, NULL], [1, 2, 3], {'x': 1, 'y': 'why'}, MAP {'k': 1, 'j': 2},
+  [{'k': 'a'}, {'k': 'b'}], 'happy', true, 'text'
+);
+INSERT INTO all_types (i8) VALUES (NULL);
+CREATE TABLE t (a INTEGER);
+INSERT INTO t SELECT range FROM range(10);
+CREATE TABLE u (b INTEGER);
+INSERT INTO u SELECT range FROM range(5);
+"#;
+
+/// Chinook and the extra tables in `dir/chinook.duckdb`.
+fn build_database(dir: &Path, sqlite: &Path) -> PathBuf {
+    let path = dir.join("chinook.duckdb");
+    let src =
+        rusqlite::Connection::open_with_flags(sqlite, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("open the corpus");
+    let dst = duckdb::Connection::open(&path).expect("create the DuckDB file");
+    let mut names: Vec<String> = src
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite%'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    // Create referenced tables first (DuckDB checks that a foreign key's target exists).
+    let mut created: Vec<String> = Vec::new();
+    while !names.is_empty() {
+        let before = names.len();
+        names.retain(|table| {
+            let fks: Vec<(String, String, String)> = src
+                .prepare("SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1)")
+                .unwrap()
+                .query_map([table], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let ready = fks
+                .iter()
+                .all(|(target, _, _)| target == table || created.contains(target));
+            if !ready {
+                return true;
+            }
+            let cols: Vec<(String, String, bool, i64)> = src
+                .prepare(
+                    "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid",
+                )
+                .unwrap()
+                .query_map([table], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let mut defs: Vec<String> = cols
+                .iter()
+                .map(|(n, ty, not_null, _)| {
+                    format!(
+                        "{} {}{}",
+                        snake(n),
+                        duck_type(ty),
+                        if *not_null { " NOT NULL" } else { "" }
+                    )
+                })
+                .collect();
+            let mut pk: Vec<(i64, String)> = cols
+                .iter()
+                .filter(|c| c.3 > 0)
+                .map(|c| (c.3, snake(&c.0)))
+                .collect();
+            pk.sort();
+            defs.push(format!(
+                "PRIMARY KEY ({})",
+                pk.into_iter().map(|p| p.1).collect::<Vec<_>>().join(", ")
+            ));
+            // Self references (employee.reports_to) are left out: DuckDB checks them per row.
+            for (target, from, to) in fks.iter().filter(|f| &f.0 != table) {
+                defs.push(format!(
+                    "FOREIGN KEY ({}) REFERENCES {} ({})",
+                    snake(from),
+                    snake(target),
+                    snake(to)
+                ));
+            }
+            dst.execute_batch(&format!(
+                "CREATE TABLE {} ({})",
+                snake(table),
+                defs.join(", ")
+            ))
+            .unwrap();
+            let mut stmt = src.prepare(&format!("SELECT * FROM \"{table}\"")).unwrap();
+            let n = stmt.column_count();
+            let mut rows = stmt.query([]).unwrap();
+            let mut app = dst.appender(&snake(table)).unwrap();
+            while let Some(row) = rows.next().unwrap() {
+                let values: Vec<duckdb::types::Value> = (0..n)
+                    .map(|i| match row.get_ref(i).unwrap() {
+                        rusqlite::types::ValueRef::Null => duckdb::types::Value::Null,
+                        rusqlite::types::ValueRef::Integer(v) => duckdb::types::Value::BigInt(v),
+                        rusqlite::types::ValueRef::Real(v) => duckdb::types::Value::Double(v),
+                        rusqlite::types::ValueRef::Text(v) => {
+                            duckdb::types::Value::Text(String::from_utf8_lossy(v).into_owned())
+                        }
+                        rusqlite::types::ValueRef::Blob(v) => {
+                            duckdb::types::Value::Blob(v.to_vec())
+                        }
+                    })
+                    .collect();
+                app.append_row(duckdb::appender_params_from_iter(values))
+                    .unwrap();
+            }
+            app.flush().unwrap();
+            created.push(table.clone());
+            false
+        });
+        assert!(names.len() < before, "foreign keys in a cycle: {names:?}");
+    }
+    dst.execute_batch(ALL_TYPES).unwrap();
+    dst.execute_batch(
+        "CREATE VIEW invoice_total AS SELECT invoice_id, total FROM invoice; CHECKPOINT",
+    )
+    .unwrap();
+    drop(dst);
+    path
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    db: PathBuf,
+}
+
+fn fixture() -> Option<Fixture> {
+    let sqlite = chinook_sqlite()?;
+    let dir = tempfile::tempdir().unwrap();
+    let db = build_database(dir.path(), &sqlite);
+    Some(Fixture { dir, db })
+}
+
+async fn engine(db: &Path, policy: Policy, timeout: Duration) -> Arc<Engine> {
+    let backend = DuckdbBackend::open(db, &DuckdbOptions::default()).expect("open read-only");
+    let engine = Engine::new(
+        Backend::Duckdb(backend),
+        EngineConfig::read_only(policy, timeout),
+    )
+    .await
+    .expect("engine");
+    Arc::new(engine)
+}
+
+fn duckdb_policy(max_rows: u64) -> Policy {
+    Policy {
+        max_rows: Some(max_rows),
+        ..Policy::for_dialect(Dialect::Duckdb)
+    }
+}
+
+fn sha256(path: &Path) -> String {
+    sqlgate_mcp::audit::chain::sha256_hex(&std::fs::read(path).unwrap())
+}
+
+fn is_refused(r: &CallToolResult) -> bool {
+    r.is_error == Some(true) && structured(r)["stage"] != "execute"
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_on_chinook() {
+    let Some(f) = fixture() else { return };
+    let server = SqlGateServer::new(
+        engine(&f.db, duckdb_policy(50), Duration::from_secs(1)).await,
+        Audit::stderr(),
+    );
+    let client = serve_in_process(server).await;
+
+    let r = call(&client, "server_info", json!({})).await;
+    assert_eq!(structured(&r)["database"], "duckdb");
+    assert_eq!(structured(&r)["dialect"], "duckdb");
+
+    let r = call(&client, "list_tables", json!({})).await;
+    let tables = structured(&r)["tables"].clone();
+    let find = |name: &str| {
+        tables
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["name"] == name).cloned())
+            .unwrap_or_else(|| panic!("{name} not listed: {tables}"))
+    };
+    assert_eq!(find("artist")["estimated_rows"], 275);
+    assert_eq!(find("artist")["kind"], "table");
+    assert_eq!(find("invoice_total")["kind"], "view");
+
+    let r = call(&client, "describe_table", json!({"table": "album"})).await;
+    let d = structured(&r);
+    assert_eq!(d["schema"], "main", "{d}");
+    assert_eq!(d["primary_key"], json!(["album_id"]));
+    assert_eq!(
+        d["foreign_keys"],
+        json!([{"columns": ["artist_id"], "referenced_schema": "main",
+                "referenced_table": "artist", "referenced_columns": ["artist_id"]}])
+    );
+    let title = d["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "title")
+        .unwrap();
+    assert_eq!(title["type"], "VARCHAR");
+    assert_eq!(title["nullable"], false);
+    let r = call(&client, "describe_table", json!({"table": "artist"})).await;
+    let refs = structured(&r)["referenced_by"].clone();
+    assert!(
+        refs.as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["table"] == "album"),
+        "{refs}"
+    );
+    let r = call(
+        &client,
+        "describe_table",
+        json!({"table": "playlist_track"}),
+    )
+    .await;
+    assert_eq!(
+        structured(&r)["primary_key"],
+        json!(["playlist_id", "track_id"])
+    );
+
+    // The row cap: 50 of 3503 tracks, and the guard's LIMIT asks for one more.
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT name FROM track ORDER BY track_id"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{out}");
+    assert_eq!(out["row_count"], 50);
+    assert_eq!(out["truncated"], true);
+    assert_eq!(
+        out["rows"][0]["name"],
+        "For Those About To Rock (We Salute You)"
+    );
+    assert!(
+        out["executed_sql"].as_str().unwrap().ends_with("LIMIT 51"),
+        "{out}"
+    );
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT count(*) AS n FROM invoice_line"}),
+    )
+    .await;
+    assert_eq!(structured(&r)["rows"][0]["n"], 2240);
+    assert_eq!(structured(&r)["truncated"], false);
+
+    // A cross join of 8715^3 rows runs far beyond the 1s timeout and is interrupted.
+    let started = std::time::Instant::now();
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT sum(a.track_id * b.track_id - c.track_id) AS s FROM playlist_track a, playlist_track b, playlist_track c"}),
+    )
+    .await;
+    let e = structured(&r);
+    assert_eq!(r.is_error, Some(true), "{e}");
+    assert_eq!(e["code"], "query_timeout", "{e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // The server goes on after an interrupt.
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT count(*) AS n FROM artist"}),
+    )
+    .await;
+    assert_eq!(structured(&r)["rows"][0]["n"], 275);
+    client.cancel().await.ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_type_renders_to_json() {
+    let Some(f) = fixture() else { return };
+    let server = SqlGateServer::new(
+        engine(&f.db, duckdb_policy(10), Duration::from_secs(10)).await,
+        Audit::stderr(),
+    );
+    let client = serve_in_process(server).await;
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT * FROM all_types ORDER BY i8 NULLS LAST"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{out}");
+    let row = &out["rows"][0];
+    let expect = json!({
+        "i8": -8, "i16": -16, "i32": -32, "i64": 9007199254740992_i64, "i64_big": "9007199254740993",
+        "u8": 200, "u64": "18446744073709551615",
+        "i128": "170141183460469231731687303715884105727", "i128_small": -7,
+        "u128": "123456789012345678901234567890",
+        "dec": "12345.678", "dec38": "1234567890123456789012345678.0123456789",
+        "f32": 1.5, "f64": 2.25, "nan": "NaN",
+        "d": "2024-02-29", "t": "13:14:15.123456", "ts": "2024-02-29T13:14:15.500",
+        "id": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "b": "AP9hYmM=",
+        "l": [1, 2, null], "a": [1, 2, 3], "s": {"x": 1, "y": "why"}, "m": {"k": 1, "j": 2},
+        "ls": [{"k": "a"}, {"k": "b"}], "e": "happy", "ok": true, "txt": "text"
+    });
+    for (k, v) in expect.as_object().unwrap() {
+        assert_eq!(&row[k], v, "column {k}: {row}");
+    }
+    // Time zones and intervals are strings naming the instant and the parts.
+    assert_eq!(row["tstz"], "2024-02-29T13:14:15Z");
+    let iv = row["iv"].as_str().unwrap_or_default();
+    assert!(iv.contains("14 mons") && iv.contains("3 days"), "{iv}");
+    // Column types are DuckDB's names.
+    let types: Vec<&str> = out["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    for t in [
+        "HUGEINT",
+        "UHUGEINT",
+        "DECIMAL(18,3)",
+        "UUID",
+        "INTEGER[3]",
+        "MAP(VARCHAR, INTEGER)",
+        "TIMESTAMP WITH TIME ZONE",
+    ] {
+        assert!(types.contains(&t), "{t} not in {types:?}");
+    }
+    // The row of NULLs: every column is null.
+    let nulls = out["rows"][1].as_object().unwrap();
+    assert_eq!(nulls.len(), types.len());
+    assert!(nulls.values().all(Value::is_null), "{nulls:?}");
+    client.cancel().await.ok();
+}
+
+/// The DuckDB rows of `tests/vectors/*.jsonl`: (name, sql, policy, expected refused).
+fn duckdb_vectors() -> Vec<(String, String, Policy, bool)> {
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo_root().join("tests/vectors"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    for file in files {
+        for line in std::fs::read_to_string(&file).unwrap().lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            if v["dialect"] != "duckdb" {
+                continue;
+            }
+            let mut policy = v.get("policy").cloned().unwrap_or_else(|| json!({}));
+            policy["dialect"] = json!("duckdb");
+            let policy: Policy = serde_json::from_value(policy).unwrap();
+            out.push((
+                v["name"].as_str().unwrap_or_default().to_string(),
+                v["sql"].as_str().unwrap().to_string(),
+                policy,
+                v["expect"]["allowed"] == false,
+            ));
+        }
+    }
+    out
+}
+
+/// Settings of the served database, read through a connection of its own.
+fn locked_settings(e: &Engine) -> Vec<String> {
+    let Backend::Duckdb(b) = e.backend() else {
+        panic!("not DuckDB")
+    };
+    [
+        "access_mode",
+        "enable_external_access",
+        "lock_configuration",
+        "autoload_known_extensions",
+        "threads",
+    ]
+    .iter()
+    .map(|s| format!("{s}={}", b.setting(s).unwrap()))
+    .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attacks_are_refused_and_change_nothing() {
+    let Some(f) = fixture() else { return };
+    // A secret outside the database's folder, which every file-reading attack aims at.
+    let secret_dir = tempfile::tempdir().unwrap();
+    let secret = secret_dir.path().join("secret.csv");
+    let secret_text = "sqlgate-duckdb-secret-5f1c";
+    std::fs::write(&secret, format!("k\n{secret_text}\n")).unwrap();
+    let s = secret.display().to_string();
+    let before = sha256(&f.db);
+
+    let vectors = duckdb_vectors();
+    assert!(
+        vectors.iter().filter(|v| v.3).count() >= 100,
+        "{} vectors",
+        vectors.len()
+    );
+    let mut policies: Vec<Policy> = Vec::new();
+    for v in &vectors {
+        if !policies.contains(&v.2) {
+            policies.push(v.2.clone());
+        }
+    }
+    let extra = [
+        format!("SELECT * FROM read_text('{s}')"),
+        format!("SELECT * FROM read_csv('{s}')"),
+        format!("SELECT * FROM '{s}'"),
+        format!("SELECT * FROM \"{s}\""),
+        format!("ATTACH '{s}' AS x"),
+        format!("COPY (SELECT 1) TO '{}/out.csv'", f.dir.path().display()),
+        "SET enable_external_access = true".to_string(),
+        "SET lock_configuration = false".to_string(),
+        "PRAGMA enable_external_access".to_string(),
+        "INSERT INTO t VALUES (1)".to_string(),
+        "CREATE TABLE pwned (a INTEGER)".to_string(),
+        "CHECKPOINT".to_string(),
+    ];
+    let expected = locked_settings(
+        &*engine(
+            &f.db,
+            Policy::for_dialect(Dialect::Duckdb),
+            Duration::from_secs(5),
+        )
+        .await,
+    );
+    assert!(
+        expected.contains(&"access_mode=read_only".to_string()),
+        "{expected:?}"
+    );
+    assert!(
+        expected.contains(&"enable_external_access=false".to_string()),
+        "{expected:?}"
+    );
+    assert!(
+        expected.contains(&"lock_configuration=true".to_string()),
+        "{expected:?}"
+    );
+
+    let mut ran = 0;
+    for policy in policies {
+        let e = engine(&f.db, policy.clone(), Duration::from_secs(5)).await;
+        let client = serve_in_process(SqlGateServer::new(e.clone(), Audit::stderr())).await;
+        let mine = vectors.iter().filter(|v| v.2 == policy);
+        let extras = extra.iter().map(|sql| ("extra", sql, true));
+        for (name, sql, refused) in mine.map(|v| (v.0.as_str(), &v.1, v.3)).chain(extras) {
+            let r = call(&client, "run_query", json!({ "sql": sql })).await;
+            let text = serde_json::to_string(&r).unwrap();
+            assert!(
+                !text.contains(secret_text),
+                "{name}: the secret leaked: {text}"
+            );
+            if refused {
+                assert!(is_refused(&r), "{name}: `{sql}` was not refused: {text}");
+            } else {
+                ran += 1;
+            }
+        }
+        // Under the guard, DuckDB itself: the same reads and writes fail on the backend.
+        // CHECKPOINT succeeds as a no-op on a read-only database (the checksum below shows it).
+        for sql in extra.iter().filter(|s| *s != "CHECKPOINT") {
+            let limits = QueryLimits {
+                max_rows: Some(10),
+                max_bytes: 1 << 20,
+                timeout: Duration::from_secs(5),
+            };
+            let r = e.backend().execute(sql, limits).await;
+            let err = r.expect_err(sql);
+            assert_eq!(err.code, DbErrorCode::DatabaseError, "{sql}: {err}");
+            assert!(!err.message.contains(secret_text), "{sql}: {err}");
+        }
+        assert_eq!(locked_settings(&e), expected);
+        client.cancel().await.ok();
+    }
+    assert!(ran >= 20, "only {ran} approved vectors ran");
+    assert!(!f.dir.path().join("out.csv").exists());
+    assert_eq!(sha256(&f.db), before, "the database file changed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_refuses_write_modes_and_missing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.duckdb");
+    duckdb::Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (a INTEGER)")
+        .unwrap();
+    let url = format!("duckdb:{}", db.display());
+    let connect = |extra: &[&str]| {
+        let mut args = vec!["sqlgate-mcp", "serve", "--database-url", url.as_str()];
+        args.extend_from_slice(extra);
+        let cli = sqlgate_mcp::cli::Cli::try_parse_from(args).unwrap();
+        let sqlgate_mcp::cli::Command::Serve(a) = cli.command else {
+            panic!("serve")
+        };
+        sqlgate_mcp::config::resolve_serve(&a).unwrap()
+    };
+    let cfg = connect(&["--mode", "safe"]);
+    let err = sqlgate_mcp::serve::connect(&cfg).await.err().unwrap();
+    assert!(err.contains("read-only"), "{err}");
+
+    let cfg = connect(&["--duckdb-threads", "1", "--duckdb-max-memory", "256MB"]);
+    let (backend, policy) = sqlgate_mcp::serve::connect(&cfg).await.unwrap();
+    assert_eq!(policy.dialect, Dialect::Duckdb);
+    let Backend::Duckdb(b) = &backend else {
+        panic!("not DuckDB")
+    };
+    assert_eq!(b.setting("threads").unwrap(), "1");
+    assert!(
+        b.setting("max_memory").unwrap().contains("MiB"),
+        "{:?}",
+        b.setting("max_memory")
+    );
+    let limits = QueryLimits {
+        max_rows: None,
+        max_bytes: 1 << 20,
+        timeout: Duration::from_secs(5),
+    };
+    let r = backend.execute("SET threads = 8", limits).await;
+    assert!(r.is_err(), "the configuration is locked");
+
+    // The README's client configuration, on this file.
+    let readme = std::fs::read_to_string(repo_root().join("mcp-server/README.md")).unwrap();
+    let (_, after) = readme
+        .split_once("DuckDB (a build with the `duckdb` feature")
+        .expect("README's DuckDB client configuration");
+    let block = after
+        .split("```json")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let config: Value = serde_json::from_str(block).unwrap();
+    let mut args: Vec<String> = vec!["sqlgate-mcp".into()];
+    for a in config["mcpServers"]["sqlgate-duckdb"]["args"]
+        .as_array()
+        .unwrap()
+    {
+        let a = a.as_str().unwrap();
+        args.push(if a.starts_with("duckdb:") {
+            url.clone()
+        } else {
+            a.to_string()
+        });
+    }
+    assert!(args.contains(&url), "{args:?}");
+    let cli = sqlgate_mcp::cli::Cli::try_parse_from(&args).unwrap();
+    let sqlgate_mcp::cli::Command::Serve(a) = cli.command else {
+        panic!("serve")
+    };
+    let cfg = sqlgate_mcp::config::resolve_serve(&a).unwrap();
+    let (backend, _) = sqlgate_mcp::serve::connect(&cfg).await.unwrap();
+    let Backend::Duckdb(b) = &backend else {
+        panic!("not DuckDB")
+    };
+    assert_eq!(b.setting("threads").unwrap(), "2");
+
+    let missing = dir.path().join("missing.duckdb");
+    let err = DuckdbBackend::open(&missing, &DuckdbOptions::default())
+        .err()
+        .unwrap();
+    assert_eq!(err.code, DbErrorCode::DatabaseUnavailable);
+    assert!(!missing.exists(), "opening must not create the file");
+}
