@@ -490,3 +490,29 @@ async fn sqlite_engine_errors_carry_a_hint() {
         );
     }
 }
+
+/// SQLite: a statement past the timeout is interrupted in the engine (`query_timeout`), and the
+/// next query runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_statement_is_interrupted_at_the_timeout() {
+    let backend = demo_backend(false).expect("demo backend");
+    let engine = Engine::new(
+        backend,
+        EngineConfig::read_only(demo_policy(), Duration::from_millis(300)),
+    )
+    .await
+    .expect("engine");
+    let start = std::time::Instant::now();
+    let (r, _) = engine
+        .run_query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")
+        .await;
+    let err = r.expect_err("interrupted");
+    assert_eq!(err.code.as_str(), "query_timeout", "{err:?}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    let (r, _) = engine.run_query("SELECT count(*) AS n FROM products").await;
+    assert!(r.is_ok(), "{r:?}");
+}

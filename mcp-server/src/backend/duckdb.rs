@@ -129,23 +129,18 @@ impl DuckdbBackend {
         let timed_out = Arc::new(AtomicBool::new(false));
         let flag = timed_out.clone();
         let sql = sql.to_string();
-        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-        let timeout = limits.timeout;
-        let timer = tokio::spawn(async move {
-            if tokio::time::timeout(timeout, done_rx).await.is_err() {
+        super::interruptible(
+            limits.timeout,
+            move || {
                 flag.store(true, Ordering::SeqCst);
                 interrupt.interrupt();
-            }
-        });
-        let result = tokio::task::spawn_blocking(move || {
-            let r = run(&conn, &sql, limits, &timed_out);
-            let _ = done_tx.send(());
-            r.map_err(|e| map_err(e, timed_out.load(Ordering::SeqCst)))
-        })
+            },
+            move || {
+                run(&conn, &sql, limits, &timed_out)
+                    .map_err(|e| map_err(e, timed_out.load(Ordering::SeqCst)))
+            },
+        )
         .await
-        .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?;
-        timer.abort();
-        result
     }
 
     /// Reads tables, views, columns, keys and estimated row counts.

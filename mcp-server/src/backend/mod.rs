@@ -381,6 +381,31 @@ impl Finish {
     }
 }
 
+/// Runs blocking `work` (an embedded engine's statement) on a blocking thread; if it is still
+/// running when `timeout` passes, calls `interrupt` (the engine's interrupt handle), which makes
+/// `work` end with an error. SQLite and DuckDB share this.
+pub(crate) async fn interruptible<T: Send + 'static>(
+    timeout: Duration,
+    interrupt: impl FnOnce() + Send + 'static,
+    work: impl FnOnce() -> Result<T, DbError> + Send + 'static,
+) -> Result<T, DbError> {
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+    let timer = tokio::spawn(async move {
+        if tokio::time::timeout(timeout, done_rx).await.is_err() {
+            interrupt();
+        }
+    });
+    let result = tokio::task::spawn_blocking(move || {
+        let r = work();
+        let _ = done_tx.send(());
+        r
+    })
+    .await
+    .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?;
+    timer.abort();
+    result
+}
+
 /// A connected database.
 pub enum Backend {
     /// SQLite (read-write only in a write mode).

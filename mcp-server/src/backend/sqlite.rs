@@ -62,22 +62,12 @@ impl SqliteBackend {
         let conn = self.connect()?;
         let interrupt = conn.get_interrupt_handle();
         let sql = sql.to_string();
-        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-        let timeout = limits.timeout;
-        let timer = tokio::spawn(async move {
-            if tokio::time::timeout(timeout, done_rx).await.is_err() {
-                interrupt.interrupt();
-            }
-        });
-        let result = tokio::task::spawn_blocking(move || {
-            let r = run(&conn, &sql, limits);
-            let _ = done_tx.send(());
-            r
-        })
+        super::interruptible(
+            limits.timeout,
+            move || interrupt.interrupt(),
+            move || run(&conn, &sql, limits),
+        )
         .await
-        .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?;
-        timer.abort();
-        result
     }
 
     /// Reads tables, views, columns and keys.

@@ -81,21 +81,11 @@ impl SqliteBackend {
         let conn = connect_read_write(self)?;
         let interrupt = conn.get_interrupt_handle();
         let sql = sql.to_string();
-        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-        let timeout = limits.timeout;
-        let timer = tokio::spawn(async move {
-            if tokio::time::timeout(timeout, done_rx).await.is_err() {
-                interrupt.interrupt();
-            }
-        });
-        let result = tokio::task::spawn_blocking(move || {
-            let r = transaction(&conn, &sql, limits, finish);
-            let _ = done_tx.send(());
-            r
-        })
+        super::interruptible(
+            limits.timeout,
+            move || interrupt.interrupt(),
+            move || transaction(&conn, &sql, limits, finish),
+        )
         .await
-        .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?;
-        timer.abort();
-        result
     }
 }
