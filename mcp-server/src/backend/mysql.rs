@@ -213,8 +213,7 @@ impl MysqlBackend {
         let json = self.json_columns();
         let work = async {
             let result = async {
-                conn.query_drop("START TRANSACTION READ ONLY").await?;
-                conn.query_drop(set_timeout.as_str()).await?;
+                begin(&mut conn, "READ ONLY", &set_timeout).await?;
                 run_prepared(&mut conn, sql, limits, false, &json).await
             }
             .await;
@@ -243,8 +242,7 @@ impl MysqlBackend {
         let set_timeout = self.timeout_statement(timeout);
         let work = async {
             let result = async {
-                conn.query_drop("START TRANSACTION READ ONLY").await?;
-                conn.query_drop(set_timeout.as_str()).await?;
+                begin(&mut conn, "READ ONLY", &set_timeout).await?;
                 let plan: Option<String> = conn
                     .exec_first(format!("EXPLAIN FORMAT=JSON {sql}"), ())
                     .await?;
@@ -277,8 +275,7 @@ impl MysqlBackend {
         let json = self.json_columns();
         let work = async {
             let result = async {
-                conn.query_drop("START TRANSACTION READ WRITE").await?;
-                conn.query_drop(set_timeout.as_str()).await?;
+                begin(&mut conn, "READ WRITE", &set_timeout).await?;
                 run_prepared(&mut conn, sql, limits, true, &json).await
             }
             .await;
@@ -362,6 +359,14 @@ impl MysqlBackend {
     pub async fn close(self) {
         let _ = self.pool.disconnect().await;
     }
+}
+
+/// Opens the transaction (`READ ONLY` or `READ WRITE`) and sets the session's statement timeout
+/// (`set_timeout`, from [`MysqlBackend::timeout_statement`]): the start of every statement run.
+async fn begin(conn: &mut Conn, access: &str, set_timeout: &str) -> Result<(), mysql_async::Error> {
+    conn.query_drop(format!("START TRANSACTION {access}"))
+        .await?;
+    conn.query_drop(set_timeout).await
 }
 
 /// Closes a connection that must not go back to the pool, without waiting long for the server.
