@@ -32,6 +32,8 @@ pub struct ResolvedTable {
     pub columns: Option<Arc<[String]>>,
     /// The same columns as the catalog spells them (for hints).
     pub spelled_columns: Option<Arc<[String]>>,
+    /// The catalog marks it a view.
+    pub view: bool,
 }
 
 impl ResolvedTable {
@@ -194,7 +196,7 @@ impl AccessPolicy {
         }
         let mut outside_writes = false;
         let resolved = self.resolve_as(parts, |parts| {
-            let denied = self.deny.iter().any(|p| matches_conservatively(p, parts));
+            let denied = self.deny.iter().any(|p| p.matches_conservatively(parts));
             outside_writes = !denied && !writable(parts, default.as_deref());
             !denied && !outside_writes
         });
@@ -238,6 +240,7 @@ impl AccessPolicy {
             protected,
             columns,
             spelled_columns,
+            view,
         };
         Ok((table, view))
     }
@@ -252,7 +255,7 @@ impl AccessPolicy {
                 .allow
                 .iter()
                 .any(|p| p.matches(parts, default.as_deref()));
-        allowed && !self.deny.iter().any(|p| matches_conservatively(p, parts))
+        allowed && !self.deny.iter().any(|p| p.matches_conservatively(parts))
     }
 
     /// Protected columns of a table: every rule whose table part could name it.
@@ -263,7 +266,7 @@ impl AccessPolicy {
             .filter(|r| {
                 r.table
                     .as_ref()
-                    .is_none_or(|p| matches_conservatively(p, parts))
+                    .is_none_or(|p| p.matches_conservatively(parts))
             })
             .map(|r| r.column.clone())
             // With a catalog, a rule for a column the table does not have protects nothing.
@@ -322,20 +325,6 @@ impl AccessPolicy {
             parts.iter().map(|p| p.to_lowercase()).collect()
         }
     }
-}
-
-/// Deny-side matching: aligned on the right, and a qualifier the name does not spell out is
-/// assumed to match (an unqualified `orders` may be `sales.orders` through the search path).
-fn matches_conservatively(pattern: &Pattern, parts: &[String]) -> bool {
-    pattern
-        .parts
-        .iter()
-        .rev()
-        .zip(parts.iter().rev())
-        .all(|(p, n)| match p {
-            PatternPart::Any => true,
-            PatternPart::Exact(e) => e == n,
-        })
 }
 
 impl CatalogIndex {

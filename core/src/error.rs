@@ -32,6 +32,7 @@ use crate::stable_names::stable_names;
 /// | `internal_roundtrip` | rewrite | regenerated SQL did not re-check to the same verdict |
 /// | `unbounded_mutation` | validate | UPDATE / DELETE without a WHERE clause (or one that names no column), unless `writes.allow_unbounded` |
 /// | `table_not_writable` | validate | a mutation whose target is outside `writes.tables`, or any mutation when the policy has no `writes` |
+/// | `row_filter` | validate / rewrite | a row filter cannot be applied: a variable it needs is missing, a view read while row filters are in force, an insert into or a write of a filtered table's filter columns |
 /// | `bad_request` | precheck | a front end received a malformed request (e.g. a bad JSON line) |
 #[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
@@ -84,6 +85,8 @@ pub enum ErrorCode {
     UnboundedMutation,
     /// A mutation of a table the policy does not let mutations modify.
     TableNotWritable,
+    /// A row filter cannot be applied (missing variable, untrusted view, write out of the filter).
+    RowFilter,
     /// A malformed request to a front end.
     BadRequest,
 }

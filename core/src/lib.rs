@@ -45,6 +45,7 @@ mod names;
 pub mod parse;
 mod policy;
 pub mod precheck;
+mod rows;
 mod sql_dialect;
 mod stable_names;
 mod validate;
@@ -61,6 +62,7 @@ pub use policy::{
     DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES,
     DEFAULT_MAX_TOKENS,
 };
+pub use rows::{RowFilterRules, VarValue, Vars};
 pub use verdict::{
     Approved, ApprovedMutation, LimitAction, LimitInfo, MutationVerdict, Rejection, Verdict,
 };

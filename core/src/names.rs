@@ -105,6 +105,20 @@ impl Pattern {
         }
         true
     }
+
+    /// Deny-side matching: aligned on the right, and a qualifier the name does not spell out
+    /// is assumed to match (an unqualified `orders` may be `sales.orders` through the search
+    /// path).
+    pub fn matches_conservatively(&self, parts: &[String]) -> bool {
+        self.parts
+            .iter()
+            .rev()
+            .zip(parts.iter().rev())
+            .all(|(p, n)| match p {
+                PatternPart::Any => true,
+                PatternPart::Exact(e) => e == n,
+            })
+    }
 }
 
 /// Splits `a."b.c".d` into `[("a", false), ("b.c", true), ("d", false)]`.

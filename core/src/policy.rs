@@ -148,6 +148,10 @@ pub struct Policy {
     /// Mutations [`crate::Guard::check_mutation`] may approve; absent: none (read-only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writes: Option<WriteRules>,
+    /// Row filters: one predicate per table, applied to every read of the table (see
+    /// [`crate::RowFilterRules`]); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<crate::RowFilterRules>,
 }
 
 /// How a row cap may be written: a number, or the word `none` (TOML has no null).
@@ -203,6 +207,7 @@ impl Default for Policy {
             catalog: None,
             mysql_ansi_quotes: None,
             writes: None,
+            rows: None,
         }
     }
 }

@@ -54,6 +54,9 @@ pub struct Approved {
     pub functions: Vec<String>,
     /// What the row cap did.
     pub limit: LimitInfo,
+    /// Row filters applied (the policy's table names), sorted; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub row_filters: Vec<String>,
 }
 
 /// An approved mutation (from [`crate::Guard::check_mutation`]): run `sql`, never the text that
@@ -78,6 +81,10 @@ pub struct ApprovedMutation {
     /// True when the rows touched are restricted by a condition: UPDATE / DELETE with WHERE, and
     /// every MERGE (its ON). False for INSERT and for an unbounded UPDATE / DELETE.
     pub has_where: bool,
+    /// Row filters applied, to the target and to the tables read (the policy's table names),
+    /// sorted; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub row_filters: Vec<String>,
 }
 
 /// A refusal: the class the payload really is and why it may not run.

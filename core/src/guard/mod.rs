@@ -17,6 +17,7 @@ use crate::limit;
 use crate::parse::{count_statements, parse_tokens, tokenize};
 use crate::policy::{Policy, PolicyError};
 use crate::precheck::{check_nul, check_size, check_token_count, check_tokens};
+use crate::rows::{rewrite_reads, RowFilters, Vars};
 use crate::validate::{analyze, statement_keyword, Context};
 use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 use crate::writes::WritePolicy;
@@ -76,6 +77,7 @@ pub struct Guard {
     functions: FunctionPolicy,
     access: AccessPolicy,
     writes: Option<WritePolicy>,
+    rows: Option<RowFilters>,
 }
 
 fn reject(class: QueryClass, count: usize) -> impl Fn(GuardError) -> Rejection + Copy {
@@ -111,11 +113,18 @@ impl Guard {
             .as_ref()
             .map(|rules| WritePolicy::new(rules, policy.dialect))
             .transpose()?;
+        let rows = policy
+            .rows
+            .as_ref()
+            .filter(|rules| !rules.filters.is_empty())
+            .map(|rules| RowFilters::compile(rules, &policy, &functions, &access))
+            .transpose()?;
         Ok(Guard {
             policy,
             functions,
             access,
             writes,
+            rows,
         })
     }
 
@@ -128,6 +137,7 @@ impl Guard {
                 .unwrap_or_else(|_| unreachable_policy()),
             policy: Policy::for_dialect(dialect),
             writes: None,
+            rows: None,
         }
     }
 
@@ -136,9 +146,16 @@ impl Guard {
         &self.policy
     }
 
-    /// Checks `sql`: `Ok` with the SQL to execute in its place, or the refusal.
+    /// Checks `sql`: `Ok` with the SQL to execute in its place, or the refusal. Under a policy
+    /// with row filters that use variables, use [`Guard::check_with`]: without the variables
+    /// every read of a filtered table is refused.
     pub fn check(&self, sql: &str) -> Result<Approved, Rejection> {
-        self.check_with_row_cap(sql, self.policy.max_rows)
+        self.check_with_vars_and_row_cap(sql, &Vars::new(), self.policy.max_rows)
+    }
+
+    /// Checks `sql` with `vars` bound to the row filters' variables (`rows` in the policy).
+    pub fn check_with(&self, sql: &str, vars: &Vars) -> Result<Approved, Rejection> {
+        self.check_with_vars_and_row_cap(sql, vars, self.policy.max_rows)
     }
 
     /// Like [`Guard::check`] with another row cap than the policy's. A server that wants to
@@ -146,6 +163,16 @@ impl Guard {
     pub fn check_with_row_cap(
         &self,
         sql: &str,
+        max_rows: Option<u64>,
+    ) -> Result<Approved, Rejection> {
+        self.check_with_vars_and_row_cap(sql, &Vars::new(), max_rows)
+    }
+
+    /// [`Guard::check_with`] and [`Guard::check_with_row_cap`] in one.
+    pub fn check_with_vars_and_row_cap(
+        &self,
+        sql: &str,
+        vars: &Vars,
         max_rows: Option<u64>,
     ) -> Result<Approved, Rejection> {
         if max_rows == Some(0) {
@@ -160,7 +187,7 @@ impl Guard {
             });
         }
         let checked = self.run(sql, Entry::Read, |statement, class| {
-            self.check_statement(statement, class, max_rows)
+            self.check_statement(statement, class, max_rows, vars)
         })?;
         let (analysis, limit) = checked.found;
         Ok(Approved {
@@ -171,6 +198,7 @@ impl Guard {
             columns: analysis.columns.into_iter().collect(),
             functions: analysis.functions.into_iter().collect(),
             limit,
+            row_filters: analysis.row_filters.into_iter().collect(),
         })
     }
 
@@ -203,6 +231,25 @@ impl Guard {
     /// The verdict for `sql` in its JSON shape (ARCHITECTURE.md, "Verdict contract"); never fails.
     pub fn verdict(&self, sql: &str) -> Verdict {
         Verdict::from(self.check(sql))
+    }
+
+    /// The verdict of [`Guard::check_with`] in its JSON shape; never fails.
+    pub fn verdict_with(&self, sql: &str, vars: &Vars) -> Verdict {
+        Verdict::from(self.check_with(sql, vars))
+    }
+
+    /// True when the policy has row filters.
+    pub fn has_row_filters(&self) -> bool {
+        self.rows.is_some()
+    }
+
+    /// The variables the policy's row filters need (names without the `:`), sorted: a front
+    /// end checks at start-up that it has a value for each.
+    pub fn row_filter_variables(&self) -> Vec<String> {
+        self.rows
+            .as_ref()
+            .map(|rows| rows.variables().into_iter().collect())
+            .unwrap_or_default()
     }
 
     /// One pass of the pipeline, on a stack sized for the input: pre-checks, parsing, one
@@ -314,14 +361,12 @@ impl Guard {
         statement: &mut Statement,
         class: QueryClass,
         max_rows: Option<u64>,
+        vars: &Vars,
     ) -> Result<(crate::validate::Analysis, LimitInfo), GuardError> {
-        let ctx = Context {
-            dialect: self.policy.dialect,
-            functions: &self.functions,
-            access: &self.access,
-        };
+        let ctx = self.context();
         if let Statement::Query(query) = statement {
             let analysis = analyze(query, &ctx)?;
+            self.filter_rows(query.as_mut(), &analysis, vars)?;
             let limit = limit::apply(query, max_rows, self.policy.dialect)?;
             return Ok((analysis, limit));
         }
@@ -354,10 +399,11 @@ impl Guard {
                     .with_hint("run the query itself, without EXPLAIN")
                     .at(location));
                 }
-                let Statement::Query(query) = inner.as_ref() else {
+                let Statement::Query(query) = inner.as_mut() else {
                     return Err(not_allowed(class, inner, location));
                 };
                 let analysis = analyze(query, &ctx)?;
+                self.filter_rows(query.as_mut(), &analysis, vars)?;
                 let limit = LimitInfo {
                     action: LimitAction::None,
                     value: None,
@@ -366,6 +412,32 @@ impl Guard {
                 Ok((analysis, limit))
             }
             other => Err(not_allowed(class, other, location)),
+        }
+    }
+}
+
+impl Guard {
+    /// What the walker needs from this guard.
+    fn context(&self) -> Context<'_> {
+        Context {
+            dialect: self.policy.dialect,
+            functions: &self.functions,
+            access: &self.access,
+            rows: self.rows.as_ref(),
+        }
+    }
+
+    /// Applies the row filters to the references `analysis` found in `tree` (the tree it
+    /// walked, unmoved since).
+    fn filter_rows<T: sqlparser::ast::VisitMut>(
+        &self,
+        tree: &mut T,
+        analysis: &crate::validate::Analysis,
+        vars: &Vars,
+    ) -> Result<(), GuardError> {
+        match &self.rows {
+            Some(rows) => rewrite_reads(tree, &analysis.filtered, rows, Some(vars)),
+            None => Ok(()),
         }
     }
 }

@@ -1,12 +1,17 @@
 //! The mutation entry point: one INSERT, UPDATE, DELETE or MERGE, checked against the policy's
 //! `writes` section and, for everything it reads, exactly as a query would be.
 
-use sqlparser::ast::{SetExpr, Statement};
+use sqlparser::ast::{
+    BinaryOperator, Expr, FromTable, ObjectNamePart, SetExpr, Statement, TableFactor,
+};
 
 use super::{location_of, Entry, Guard};
 use crate::class::QueryClass;
 use crate::error::{ErrorCode, GuardError, Stage};
-use crate::validate::{analyze_mutation, statement_keyword, Context, MutationAnalysis};
+use crate::rows::{
+    bind_target_predicate, rewrite_reads, write_out_of_row_filter, RowFilters, Vars,
+};
+use crate::validate::{analyze_mutation, statement_keyword, MutationAnalysis};
 use crate::verdict::{ApprovedMutation, MutationVerdict, Rejection};
 
 impl Guard {
@@ -21,8 +26,19 @@ impl Guard {
     /// and every read inside it passes the checks a query passes. Without a `writes` section
     /// every mutation is refused with `table_not_writable`.
     pub fn check_mutation(&self, sql: &str) -> Result<ApprovedMutation, Rejection> {
+        self.check_mutation_with(sql, &Vars::new())
+    }
+
+    /// [`Guard::check_mutation`] with `vars` bound to the row filters' variables. A filtered
+    /// target gets its filter added to the WHERE of an UPDATE or DELETE (which may not write the
+    /// columns the filter reads); an INSERT or MERGE into a filtered table is refused.
+    pub fn check_mutation_with(
+        &self,
+        sql: &str,
+        vars: &Vars,
+    ) -> Result<ApprovedMutation, Rejection> {
         let checked = self.run(sql, Entry::Mutation, |statement, class| {
-            self.check_mutation_statement(statement, class)
+            self.check_mutation_statement(statement, class, vars)
         })?;
         let found = checked.found;
         Ok(ApprovedMutation {
@@ -33,6 +49,7 @@ impl Guard {
             columns_written: found.columns_written.into_iter().collect(),
             functions: found.reads.functions.into_iter().collect(),
             has_where: found.has_where,
+            row_filters: found.reads.row_filters.into_iter().collect(),
         })
     }
 
@@ -41,10 +58,16 @@ impl Guard {
         MutationVerdict::from(self.check_mutation(sql))
     }
 
+    /// The verdict of [`Guard::check_mutation_with`] in its JSON shape; never fails.
+    pub fn mutation_verdict_with(&self, sql: &str, vars: &Vars) -> MutationVerdict {
+        MutationVerdict::from(self.check_mutation_with(sql, vars))
+    }
+
     fn check_mutation_statement(
         &self,
         statement: &mut Statement,
         class: QueryClass,
+        vars: &Vars,
     ) -> Result<MutationAnalysis, GuardError> {
         if !is_mutation(statement) {
             return Err(not_a_mutation(class, statement));
@@ -70,16 +93,108 @@ impl Guard {
         if class <= QueryClass::MutationDelete {
             class_allowed(class)?;
         }
-        let ctx = Context {
-            dialect: self.policy.dialect,
-            functions: &self.functions,
-            access: &self.access,
-        };
-        let found = analyze_mutation(statement, &ctx, writes)?;
+        let ctx = self.context();
+        let mut found = analyze_mutation(statement, &ctx, writes)?;
         // The walker sees deletions the statement's class may not (MERGE ... DELETE WHERE).
         class_allowed(found.class.max(class))?;
+        if let Some(rows) = &self.rows {
+            rewrite_reads(statement, &found.reads.filtered, rows, Some(vars))?;
+            let filters = rows.matching(&found.target_parts);
+            if !filters.is_empty() {
+                filter_target(statement, &found, rows, &filters, vars)?;
+                for &i in &filters {
+                    found.reads.row_filters.insert(rows.key(i).to_string());
+                }
+            }
+        }
         Ok(found)
     }
+}
+
+/// Adds the target's row filters to the WHERE of an UPDATE or DELETE; refuses what they cannot
+/// bound: an INSERT or MERGE (new rows), an UPDATE of a column a filter reads (rows moved out),
+/// a multi-table DELETE.
+fn filter_target(
+    statement: &mut Statement,
+    found: &MutationAnalysis,
+    rows: &RowFilters,
+    filters: &[usize],
+    vars: &Vars,
+) -> Result<(), GuardError> {
+    let table = &found.target;
+    let body = match statement {
+        Statement::Query(query) => match query.body.as_mut() {
+            SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) | SetExpr::Merge(s) => s,
+            _ => {
+                return Err(write_out_of_row_filter(
+                    table,
+                    "this statement is not understood",
+                ))
+            }
+        },
+        other => other,
+    };
+    let (relation, selection) = match body {
+        Statement::Update(update) => {
+            let written: Vec<&String> = filters
+                .iter()
+                .flat_map(|&i| rows.filter_columns(i))
+                .filter(|c| found.columns_written.contains(*c))
+                .collect();
+            if let Some(column) = written.first() {
+                return Err(write_out_of_row_filter(
+                    table,
+                    &format!("this UPDATE writes `{column}`, a column its row filter reads"),
+                ));
+            }
+            (&update.table.relation, &mut update.selection)
+        }
+        Statement::Delete(delete) if delete.tables.is_empty() => {
+            let (FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)) =
+                &mut delete.from;
+            match from.first() {
+                Some(item) => (&item.relation, &mut delete.selection),
+                None => return Err(write_out_of_row_filter(table, "the DELETE names no table")),
+            }
+        }
+        Statement::Insert(_) | Statement::Merge(_) => {
+            return Err(write_out_of_row_filter(
+                table,
+                "new rows cannot be held to its filter: inserting into it is not supported",
+            ))
+        }
+        _ => {
+            return Err(write_out_of_row_filter(
+                table,
+                "a DELETE of several tables cannot be filtered",
+            ))
+        }
+    };
+    let TableFactor::Table { name, alias, .. } = relation else {
+        return Err(write_out_of_row_filter(
+            table,
+            "its target is not a plain table name",
+        ));
+    };
+    let qualifier = match alias {
+        Some(alias) => alias.name.clone(),
+        None => match name.0.last() {
+            Some(ObjectNamePart::Identifier(ident)) => ident.clone(),
+            _ => return Err(write_out_of_row_filter(table, "its name is computed")),
+        },
+    };
+    let Some(predicate) = bind_target_predicate(rows, filters, &qualifier, vars)? else {
+        return Ok(());
+    };
+    *selection = Some(match selection.take() {
+        None => predicate,
+        Some(condition) => Expr::BinaryOp {
+            left: Box::new(Expr::Nested(Box::new(condition))),
+            op: BinaryOperator::And,
+            right: Box::new(predicate),
+        },
+    });
+    Ok(())
 }
 
 /// INSERT, UPDATE, DELETE, MERGE, or one of them under WITH.

@@ -48,6 +48,10 @@ pub struct Analysis {
     pub functions: BTreeSet<String>,
     /// Columns read (`table.column`), when a catalog resolved them.
     pub columns: BTreeSet<String>,
+    /// References to row-filtered tables, for the rewrite (empty without row filters).
+    pub filtered: Vec<crate::rows::FilteredRef>,
+    /// Row filters that apply (the policy's table names), sorted.
+    pub row_filters: BTreeSet<String>,
 }
 
 /// Everything the walker needs from the guard.
@@ -58,6 +62,8 @@ pub struct Context<'a> {
     pub functions: &'a FunctionPolicy,
     /// Table and column decisions.
     pub access: &'a AccessPolicy,
+    /// Row filters in force, if any.
+    pub rows: Option<&'a crate::rows::RowFilters>,
 }
 
 /// Validates `statement` (a query, or the query under an EXPLAIN) and returns what it reads.

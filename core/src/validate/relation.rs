@@ -6,10 +6,11 @@ use sqlparser::ast::{Ident, ObjectName, Spanned};
 use super::diagnostics as refuse;
 use super::scope::{Scope, Source, SourceKind};
 use super::{span_location, Walker};
-use crate::access::TableRefusal;
+use crate::access::{ResolvedTable, TableRefusal};
 use crate::dialect::Dialect;
 use crate::error::GuardError;
 use crate::names::fold_object_name;
+use crate::rows::{FilteredRef, RowFilters};
 
 impl Walker<'_, '_> {
     /// Resolves a relation in FROM: a CTE in scope, or a table checked against the policy.
@@ -44,6 +45,9 @@ impl Walker<'_, '_> {
         match self.ctx.access.resolve(&parts) {
             Ok(table) => {
                 self.analysis.tables.insert(table.display.clone());
+                if let Some(rows) = self.ctx.rows {
+                    self.row_filtered(name, &table, rows, location)?;
+                }
                 Ok(Source {
                     alias,
                     kind: SourceKind::Table(table),
@@ -51,6 +55,34 @@ impl Walker<'_, '_> {
             }
             Err(refusal) => Err(self.table_refusal(name, refusal, location)),
         }
+    }
+
+    /// Under row filters: refuses a view (it reads its base tables unfiltered) unless trusted,
+    /// and a system catalog (statistics and definitions show other rows' values); records a
+    /// filtered table's reference for the rewrite.
+    fn row_filtered(
+        &mut self,
+        name: &ObjectName,
+        table: &ResolvedTable,
+        rows: &RowFilters,
+        location: Option<crate::error::Location>,
+    ) -> Result<(), GuardError> {
+        if (table.view && !rows.trusts_view(&table.parts))
+            || self.dialect().is_system_catalog(&table.parts)
+        {
+            return Err(refuse::view_under_row_filters(name, location));
+        }
+        let filters = rows.matching(&table.parts);
+        if !filters.is_empty() {
+            for &i in &filters {
+                self.analysis.row_filters.insert(rows.key(i).to_string());
+            }
+            self.analysis.filtered.push(FilteredRef {
+                address: std::ptr::from_ref(name) as usize,
+                filters,
+            });
+        }
+        Ok(())
     }
 
     /// The refusal of a table name the policy or the catalog refused.

@@ -91,3 +91,19 @@ pub(in crate::validate) fn unknown_table(
         location,
     )
 }
+
+/// A view or system catalog read while row filters are in force: it reads its tables unfiltered.
+pub(in crate::validate) fn view_under_row_filters(
+    name: &ObjectName,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::RowFilter,
+        format!(
+            "`{name}` is a view or system catalog, and this policy filters rows: it would read \
+             its tables without the filters"
+        ),
+        "read the tables themselves instead of the view",
+        location,
+    )
+}

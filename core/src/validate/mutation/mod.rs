@@ -27,6 +27,8 @@ pub struct MutationAnalysis {
     pub reads: Analysis,
     /// The target's display name.
     pub target: String,
+    /// The target's (folded) name parts, as resolved.
+    pub target_parts: Vec<String>,
     /// Columns of the target written (folded); `*` for all of them, names unknown.
     pub columns_written: BTreeSet<String>,
     /// A condition restricts the rows touched (WHERE naming a column, or a MERGE's ON).
@@ -49,6 +51,7 @@ pub fn analyze_mutation(
     let mut found = MutationAnalysis {
         reads: Analysis::default(),
         target: String::new(),
+        target_parts: Vec::new(),
         columns_written: BTreeSet::new(),
         has_where: false,
         class: QueryClass::MutationCreate,

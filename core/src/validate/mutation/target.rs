@@ -96,6 +96,7 @@ impl Walker<'_, '_> {
             Ok((_, true)) => Err(refuse::view_as_target(name, location)),
             Ok((table, false)) => {
                 found.target = table.display.clone();
+                found.target_parts = table.parts.clone();
                 Ok(Source {
                     alias,
                     kind: SourceKind::Table(table),

@@ -1,0 +1,361 @@
+//! Row filters compiled once, when the guard is built: each predicate parsed in the policy's
+//! dialect as the WHERE of `SELECT * FROM <table>`, validated as any read is (functions, denied
+//! tables, protected columns, the catalog), its columns qualified, and the filtered tables it
+//! reads replaced by their own filters (a cycle is a policy error).
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    Expr, Ident, Query, SetExpr, Statement, TableAlias, TableFactor, Value, VisitMut, VisitorMut,
+};
+
+use super::{rewrite_reads, FilteredRef, RowFilter, RowFilterRules, RowFilters, INNER_ALIAS};
+use crate::access::AccessPolicy;
+use crate::functions::FunctionPolicy;
+use crate::names::{fold_ident, fold_object_name, Pattern, PatternPart};
+use crate::parse::{count_statements, parse_tokens, tokenize};
+use crate::policy::{Policy, PolicyError};
+use crate::precheck::check_tokens;
+use crate::validate::{analyze, Context};
+
+impl RowFilters {
+    /// Compiles the `rows` section of `policy`; `functions` and `access` are the guard's own.
+    pub(crate) fn compile(
+        rules: &RowFilterRules,
+        policy: &Policy,
+        functions: &FunctionPolicy,
+        access: &AccessPolicy,
+    ) -> Result<RowFilters, PolicyError> {
+        let dialect = policy.dialect;
+        let mut filters = Vec::new();
+        for (key, predicate) in &rules.filters {
+            filters.push(parse_filter(key, predicate, policy)?);
+        }
+        let trusted_views = rules
+            .trusted_views
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                Pattern::parse(v, dialect)
+                    .map_err(|m| PolicyError::new(format!("rows.trusted_views[{i}]"), m))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let alias_prototype = alias_prototype(policy)?;
+        let mut rows = RowFilters {
+            filters,
+            trusted_views,
+            alias_prototype,
+        };
+        // Validate every predicate as a read, under the filters (which finds the filtered
+        // tables each one reads). The templates stay in place until they are rewritten below:
+        // the references found are addresses into them.
+        let mut nested: Vec<Vec<FilteredRef>> = Vec::new();
+        for filter in &rows.filters {
+            let ctx = Context {
+                dialect,
+                functions,
+                access,
+                rows: Some(&rows),
+            };
+            let field = format!("rows.{}", filter.key);
+            let analysis = analyze(&filter.template, &ctx)
+                .map_err(|e| PolicyError::new(&field, predicate_refused(&e)))?;
+            let own = own_reference(&filter.template);
+            nested.push(
+                analysis
+                    .filtered
+                    .into_iter()
+                    .filter(|r| Some(r.address) != own)
+                    .collect(),
+            );
+        }
+        for index in expansion_order(&rows, &nested)? {
+            let Some(filter) = rows.filters.get_mut(index) else {
+                continue;
+            };
+            // Moving the query keeps its nodes where they are (they live behind boxes).
+            let placeholder = Query::clone(&filter.template);
+            let mut template = std::mem::replace(&mut filter.template, placeholder);
+            let refs = nested.get(index).map(Vec::as_slice).unwrap_or_default();
+            rewrite_reads(&mut template, refs, &rows, None)
+                .map_err(|e| PolicyError::new(format!("rows.{}", rows.key(index)), e.message))?;
+            if let Some(filter) = rows.filters.get_mut(index) {
+                filter.predicate = where_of(&template)
+                    .cloned()
+                    .unwrap_or(filter.predicate.clone());
+                filter.template = template;
+            }
+        }
+        Ok(rows)
+    }
+}
+
+/// Parses one filter into its template, collecting its variables and the columns it reads.
+fn parse_filter(key: &str, predicate: &str, policy: &Policy) -> Result<RowFilter, PolicyError> {
+    let dialect = policy.dialect;
+    let field = format!("rows.{key}");
+    let error = |m: String| PolicyError::new(&field, m);
+    let pattern = Pattern::parse(key, dialect).map_err(&error)?;
+    if pattern.parts.iter().any(|p| *p == PatternPart::Any) {
+        return Err(error(format!(
+            "`{key}` must name one table (`table` or `schema.table`), not a pattern"
+        )));
+    }
+    let base = parse_query(&format!("SELECT * FROM {key} AS {INNER_ALIAS}"), policy)
+        .map_err(|m| error(format!("`{key}` is not a table name: {m}")))?;
+    let mut template = parse_query(
+        &format!("SELECT * FROM {key} AS {INNER_ALIAS} WHERE {predicate}"),
+        policy,
+    )
+    .map_err(|m| error(format!("the predicate does not parse: {m}")))?;
+    let mut without_where = template.clone();
+    if let SetExpr::Select(select) = without_where.body.as_mut() {
+        select.selection = None;
+    }
+    if without_where != base {
+        return Err(error(
+            "the predicate must be one boolean expression (no GROUP BY, ORDER BY, LIMIT, UNION \
+             or other clause after it)"
+                .to_string(),
+        ));
+    }
+    let table_name = match own_factor(&base) {
+        Some(TableFactor::Table { name, .. }) => fold_object_name(name, dialect),
+        _ => None,
+    };
+    let Some(table_name) = table_name else {
+        return Err(error(format!("`{key}` is not a table name")));
+    };
+    let last = table_name.last().cloned().unwrap_or_default();
+    let mut qualify = Qualify {
+        dialect,
+        table: last,
+        depth: 0,
+        columns: BTreeSet::new(),
+        variables: BTreeSet::new(),
+        problem: None,
+    };
+    let _ = template.visit(&mut qualify);
+    if let Some(problem) = qualify.problem {
+        return Err(error(problem));
+    }
+    let predicate = where_of(&template)
+        .cloned()
+        .ok_or_else(|| error("the predicate is empty".to_string()))?;
+    Ok(RowFilter {
+        key: key.to_string(),
+        pattern,
+        template,
+        predicate,
+        variables: qualify.variables,
+        columns: qualify.columns,
+    })
+}
+
+/// One query, through the guard's own pre-checks and parser.
+fn parse_query(sql: &str, policy: &Policy) -> Result<Query, String> {
+    let dialect = policy.dialect;
+    let tokens = tokenize(sql, dialect).map_err(|e| e.message)?;
+    check_tokens(&tokens, policy).map_err(|e| e.message)?;
+    if count_statements(&tokens).0 != 1 {
+        return Err("it reads as several statements".to_string());
+    }
+    let statements = parse_tokens(tokens, dialect, policy.max_depth).map_err(|e| e.message)?;
+    match statements.into_iter().next() {
+        Some(Statement::Query(query)) => Ok(*query),
+        _ => Err("it is not a query".to_string()),
+    }
+}
+
+/// The alias `AS x` exactly as the parser builds it in this dialect.
+fn alias_prototype(policy: &Policy) -> Result<TableAlias, PolicyError> {
+    let query = parse_query("SELECT * FROM (SELECT 1) AS x", policy)
+        .map_err(|m| PolicyError::new("rows", m))?;
+    match own_factor(&query) {
+        Some(TableFactor::Derived {
+            alias: Some(alias), ..
+        }) => Ok(alias.clone()),
+        _ => Err(PolicyError::new(
+            "rows",
+            "this dialect's parser gives derived tables no alias",
+        )),
+    }
+}
+
+/// The template's FROM item.
+pub(super) fn own_factor(query: &Query) -> Option<&TableFactor> {
+    match query.body.as_ref() {
+        SetExpr::Select(select) => select.from.first().map(|t| &t.relation),
+        _ => None,
+    }
+}
+
+/// The address of the template's own table name (the walker finds it like any other).
+fn own_reference(query: &Query) -> Option<usize> {
+    match own_factor(query) {
+        Some(TableFactor::Table { name, .. }) => Some(std::ptr::from_ref(name) as usize),
+        _ => None,
+    }
+}
+
+fn where_of(query: &Query) -> Option<&Expr> {
+    match query.body.as_ref() {
+        SetExpr::Select(select) => select.selection.as_ref(),
+        _ => None,
+    }
+}
+
+/// An order in which every filter comes after the filters its predicate reads; a cycle is an
+/// error naming its tables.
+fn expansion_order(
+    rows: &RowFilters,
+    nested: &[Vec<FilteredRef>],
+) -> Result<Vec<usize>, PolicyError> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    fn visit(
+        i: usize,
+        nested: &[Vec<FilteredRef>],
+        marks: &mut [Mark],
+        path: &mut Vec<usize>,
+        order: &mut Vec<usize>,
+    ) -> Result<(), Vec<usize>> {
+        match marks.get(i).copied() {
+            Some(Mark::Done) | None => return Ok(()),
+            Some(Mark::Open) => {
+                let start = path.iter().position(|&p| p == i).unwrap_or(0);
+                let mut cycle = path.get(start..).unwrap_or_default().to_vec();
+                cycle.push(i);
+                return Err(cycle);
+            }
+            Some(Mark::New) => {}
+        }
+        if let Some(m) = marks.get_mut(i) {
+            *m = Mark::Open;
+        }
+        path.push(i);
+        for r in nested.get(i).map(Vec::as_slice).unwrap_or_default() {
+            for &j in &r.filters {
+                visit(j, nested, marks, path, order)?;
+            }
+        }
+        path.pop();
+        if let Some(m) = marks.get_mut(i) {
+            *m = Mark::Done;
+        }
+        order.push(i);
+        Ok(())
+    }
+    let mut marks = vec![Mark::New; rows.filters.len()];
+    let mut order = Vec::new();
+    for i in 0..rows.filters.len() {
+        visit(i, nested, &mut marks, &mut Vec::new(), &mut order).map_err(|cycle| {
+            let names: Vec<&str> = cycle.iter().map(|&i| rows.key(i)).collect();
+            PolicyError::new(
+                format!("rows.{}", rows.key(cycle.first().copied().unwrap_or(i))),
+                format!(
+                    "the row filters read each other in a cycle ({}): a filter may read other \
+                     filtered tables, but not itself through them",
+                    names.join(" -> ")
+                ),
+            )
+        })?;
+    }
+    Ok(order)
+}
+
+/// The message of a predicate the read checks refused.
+fn predicate_refused(error: &crate::error::GuardError) -> String {
+    match &error.hint {
+        Some(hint) => format!(
+            "the predicate is refused as a read: {} ({hint})",
+            error.message
+        ),
+        None => format!("the predicate is refused as a read: {}", error.message),
+    }
+}
+
+/// Qualifies the predicate's own column references (outside its sub-queries) with the inner
+/// alias, and collects its variables and columns.
+struct Qualify {
+    dialect: crate::dialect::Dialect,
+    /// The filtered table's (folded) name: a column qualified with it is one of its columns.
+    table: String,
+    depth: usize,
+    columns: BTreeSet<String>,
+    variables: BTreeSet<String>,
+    problem: Option<String>,
+}
+
+impl VisitorMut for Qualify {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth = self.depth.saturating_sub(1);
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Expr::Value(v) = expr {
+            if let Value::Placeholder(p) = &v.value {
+                match variable_name(p) {
+                    Some(name) => {
+                        self.variables.insert(name.to_string());
+                    }
+                    None => {
+                        self.problem = Some(format!(
+                            "`{p}` is not a variable: write variables as `:name`"
+                        ))
+                    }
+                }
+            }
+            return ControlFlow::Continue(());
+        }
+        // The template itself is depth 1: its WHERE's own columns are at depth 1.
+        if self.depth != 1 {
+            return ControlFlow::Continue(());
+        }
+        match expr {
+            Expr::Identifier(ident) => {
+                self.columns.insert(fold_ident(ident, self.dialect));
+                *expr = Expr::CompoundIdentifier(vec![Ident::new(INNER_ALIAS), ident.clone()]);
+            }
+            Expr::CompoundIdentifier(parts) => match parts.as_mut_slice() {
+                [qualifier, column] if fold_ident(qualifier, self.dialect) == self.table => {
+                    self.columns.insert(fold_ident(column, self.dialect));
+                    *qualifier = Ident::new(INNER_ALIAS);
+                }
+                [qualifier, _] if qualifier.value == INNER_ALIAS => {}
+                _ => {
+                    self.problem = Some(format!(
+                        "`{expr}`: a predicate's columns are its table's, written bare or \
+                         qualified with the table's name"
+                    ))
+                }
+            },
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// `:name` to `name`, when `name` is a plain identifier.
+pub(super) fn variable_name(placeholder: &str) -> Option<&str> {
+    let name = placeholder.strip_prefix(':')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() || first == '_')
+        .then_some(())
+        .filter(|_| chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .map(|_| name)
+}

@@ -1,0 +1,272 @@
+//! The per-check rewrite: each reference to a filtered table that the walker found becomes a
+//! derived table of the rows the filter admits, under the reference's own alias (or the table's
+//! name), so that the rest of the statement reads it unchanged; variables become literals.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    Expr, Ident, ObjectName, ObjectNamePart, Query, SetExpr, TableAlias, TableFactor, Value,
+    VisitMut, VisitorMut,
+};
+
+use super::compile::variable_name;
+use super::vars::Vars;
+use super::{FilteredRef, RowFilters, INNER_ALIAS};
+use crate::error::{ErrorCode, GuardError, Stage};
+
+/// Replaces every reference in `refs` (addresses into `tree`, found by the walker on this very
+/// tree) with its filtered form. `vars` binds the variables; `None` leaves them in place (when
+/// filters are expanded into each other at compile time). Fails closed: a reference the rewrite
+/// does not find again is an error, never an unfiltered read.
+pub(crate) fn rewrite_reads<T: VisitMut>(
+    tree: &mut T,
+    refs: &[FilteredRef],
+    rows: &RowFilters,
+    vars: Option<&Vars>,
+) -> Result<(), GuardError> {
+    if refs.is_empty() {
+        return Ok(());
+    }
+    let mut rewriter = Rewriter {
+        pending: refs
+            .iter()
+            .map(|r| (r.address, r.filters.as_slice()))
+            .collect(),
+        rows,
+        vars,
+    };
+    if let ControlFlow::Break(error) = tree.visit(&mut rewriter) {
+        return Err(error);
+    }
+    match rewriter.pending.first() {
+        None => Ok(()),
+        Some((_, filters)) => {
+            let table = filters.first().map_or("", |&i| rows.key(i));
+            Err(GuardError::new(
+                ErrorCode::RowFilter,
+                Stage::Rewrite,
+                format!("this reference to `{table}` cannot be given its row filter"),
+            )
+            .with_hint(format!("read the table as `SELECT ... FROM {table}`")))
+        }
+    }
+}
+
+/// The predicates of `filters`, joined with AND, their columns qualified with `qualifier` and
+/// their variables bound: the condition added to a filtered mutation target's WHERE.
+pub(crate) fn bind_target_predicate(
+    rows: &RowFilters,
+    filters: &[usize],
+    qualifier: &Ident,
+    vars: &Vars,
+) -> Result<Option<Expr>, GuardError> {
+    let mut combined: Option<Expr> = None;
+    for &i in filters {
+        let Some(filter) = rows.filters.get(i) else {
+            continue;
+        };
+        let mut predicate = filter.predicate.clone();
+        let mut requalify = Requalify {
+            qualifier,
+            depth: 0,
+        };
+        let _ = predicate.visit(&mut requalify);
+        bind(&mut predicate, vars, &filter.key)?;
+        let predicate = Expr::Nested(Box::new(predicate));
+        combined = Some(match combined {
+            None => predicate,
+            Some(left) => Expr::BinaryOp {
+                left: Box::new(left),
+                op: sqlparser::ast::BinaryOperator::And,
+                right: Box::new(predicate),
+            },
+        });
+    }
+    Ok(combined)
+}
+
+struct Rewriter<'a> {
+    pending: Vec<(usize, &'a [usize])>,
+    rows: &'a RowFilters,
+    vars: Option<&'a Vars>,
+}
+
+impl VisitorMut for Rewriter<'_> {
+    type Break = GuardError;
+
+    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<GuardError> {
+        let TableFactor::Table { name, .. } = factor else {
+            return ControlFlow::Continue(());
+        };
+        let address = std::ptr::from_ref::<ObjectName>(name) as usize;
+        let Some(position) = self.pending.iter().position(|(a, _)| *a == address) else {
+            return ControlFlow::Continue(());
+        };
+        let (_, filters) = self.pending.swap_remove(position);
+        match self.wrap(factor, filters) {
+            Ok(wrapped) => {
+                *factor = wrapped;
+                ControlFlow::Continue(())
+            }
+            Err(e) => ControlFlow::Break(e),
+        }
+    }
+}
+
+impl Rewriter<'_> {
+    /// `t AS a` → `(SELECT * FROM (...(SELECT * FROM t AS sqlgate_filtered WHERE p1)...)
+    /// AS sqlgate_filtered WHERE pn) AS a`, one level per filter. Without an alias, the derived
+    /// table takes the table's name, so that `t.column` still reads.
+    fn wrap(&self, factor: &TableFactor, filters: &[usize]) -> Result<TableFactor, GuardError> {
+        let mut current = factor.clone();
+        let outer = match &mut current {
+            TableFactor::Table { name, alias, .. } => match alias.take() {
+                Some(alias) => alias,
+                None => {
+                    let mut alias = self.rows.alias_prototype.clone();
+                    alias.name = last_ident(name);
+                    alias
+                }
+            },
+            _ => return Ok(current),
+        };
+        for &i in filters {
+            let Some(filter) = self.rows.filters.get(i) else {
+                continue;
+            };
+            let mut query = filter.template.clone();
+            if let Some(vars) = self.vars {
+                bind(&mut query, vars, &filter.key)?;
+            }
+            fill_slot(&mut query, current);
+            current = TableFactor::Derived {
+                lateral: false,
+                subquery: Box::new(query),
+                alias: None,
+                sample: None,
+            };
+        }
+        set_alias(&mut current, Some(outer));
+        Ok(current)
+    }
+}
+
+/// Puts `factor` in the template's FROM, under the template's inner alias.
+fn fill_slot(query: &mut Query, mut factor: TableFactor) {
+    if let SetExpr::Select(select) = query.body.as_mut() {
+        if let Some(slot) = select.from.first_mut() {
+            let inner = take_alias(&mut slot.relation);
+            set_alias(&mut factor, inner);
+            slot.relation = factor;
+        }
+    }
+}
+
+fn take_alias(factor: &mut TableFactor) -> Option<TableAlias> {
+    match factor {
+        TableFactor::Table { alias, .. } | TableFactor::Derived { alias, .. } => alias.take(),
+        _ => None,
+    }
+}
+
+fn set_alias(factor: &mut TableFactor, new: Option<TableAlias>) {
+    if let TableFactor::Table { alias, .. } | TableFactor::Derived { alias, .. } = factor {
+        *alias = new;
+    }
+}
+
+/// The last part of a table name, quoted as written.
+fn last_ident(name: &ObjectName) -> Ident {
+    match name.0.last() {
+        Some(ObjectNamePart::Identifier(ident)) => ident.clone(),
+        _ => Ident::new(INNER_ALIAS),
+    }
+}
+
+/// Replaces every `:name` in `tree` with the literal of its value.
+fn bind<T: VisitMut>(tree: &mut T, vars: &Vars, table: &str) -> Result<(), GuardError> {
+    let mut binder = Binder { vars, table };
+    match tree.visit(&mut binder) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+struct Binder<'a> {
+    vars: &'a Vars,
+    table: &'a str,
+}
+
+impl VisitorMut for Binder<'_> {
+    type Break = GuardError;
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<GuardError> {
+        let Expr::Value(v) = expr else {
+            return ControlFlow::Continue(());
+        };
+        let Value::Placeholder(p) = &v.value else {
+            return ControlFlow::Continue(());
+        };
+        let Some(name) = variable_name(p) else {
+            return ControlFlow::Continue(());
+        };
+        let refused = |message: String, hint: &str| {
+            ControlFlow::Break(
+                GuardError::new(ErrorCode::RowFilter, Stage::Rewrite, message).with_hint(hint),
+            )
+        };
+        match self.vars.get(name).map(|v| v.literal()) {
+            Some(Some(literal)) => {
+                *expr = literal;
+                ControlFlow::Continue(())
+            }
+            Some(None) => refused(
+                format!(
+                    "the row filter of `{}` got a value for `:{name}` that is not a finite number",
+                    self.table
+                ),
+                "this is the caller's configuration, not the query: report it to the operator",
+            ),
+            None => refused(
+                format!(
+                    "the row filter of `{}` needs the variable `:{name}`, and this check has none",
+                    self.table
+                ),
+                "this is the caller's configuration, not the query: report it to the operator",
+            ),
+        }
+    }
+}
+
+/// Replaces the inner alias with a mutation target's name on the predicate's own columns.
+struct Requalify<'a> {
+    qualifier: &'a Ident,
+    depth: usize,
+}
+
+impl VisitorMut for Requalify<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth = self.depth.saturating_sub(1);
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if self.depth == 0 {
+            if let Expr::CompoundIdentifier(parts) = expr {
+                if let [qualifier, _] = parts.as_mut_slice() {
+                    if qualifier.value == INNER_ALIAS {
+                        *qualifier = self.qualifier.clone();
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
