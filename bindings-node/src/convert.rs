@@ -111,6 +111,8 @@ pub(crate) fn js_to_json(
                     let item_path = join(path, &key);
                     let item = js_to_json(item, keys, &item_path, depth + 1)?;
                     let name = match keys {
+                        // `rows` maps table names (kept as written) to predicates.
+                        Keys::Camel if path == "rows" && key != "trustedViews" => key,
                         Keys::Camel => snake_case(&key),
                         Keys::Snake => key,
                     };
@@ -266,6 +268,21 @@ pub(crate) fn approved<'e>(env: &'e Env, a: &sqlgate::Approved) -> Result<Unknow
     let mut object = Object::from_unknown(to_js_camel(env, a)?)?;
     if a.columns.is_empty() {
         object.set_named_property("columns", Vec::<String>::new())?;
+    }
+    if a.row_filters.is_empty() {
+        object.set_named_property("rowFilters", Vec::<String>::new())?;
+    }
+    Ok(object.to_unknown())
+}
+
+/// An approved mutation in camelCase with every field present (`rowFilters` empty when none).
+pub(crate) fn approved_mutation<'e>(
+    env: &'e Env,
+    a: &sqlgate::ApprovedMutation,
+) -> Result<Unknown<'e>> {
+    let mut object = Object::from_unknown(to_js_camel(env, a)?)?;
+    if a.row_filters.is_empty() {
+        object.set_named_property("rowFilters", Vec::<String>::new())?;
     }
     Ok(object.to_unknown())
 }

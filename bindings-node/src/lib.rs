@@ -123,9 +123,19 @@ impl Guard {
     /// Checks `sql`. Returns the approved query (execute its `sql`, never the submitted text), or
     /// throws an `Error` with the properties of {@link Rejection} (`code`, `stage`, `retryable`,
     /// `hint`, `location`, `queryClass`, `statementCount`) and the message `code: explanation`.
-    #[napi(ts_return_type = "Approved")]
-    pub fn check<'e>(&self, env: &'e Env, sql: String) -> Result<Unknown<'e>> {
-        match self.inner.check(&sql) {
+    /// `options.vars` binds the policy's row filter variables (`{ vars: { tenant: 42 } }`).
+    #[napi(
+        ts_args_type = "sql: string, options?: CheckOptions | undefined | null",
+        ts_return_type = "Approved"
+    )]
+    pub fn check<'e>(
+        &self,
+        env: &'e Env,
+        sql: String,
+        options: Option<Unknown<'e>>,
+    ) -> Result<Unknown<'e>> {
+        let vars = check_vars(options).map_err(|f| f.throw(env))?;
+        match self.inner.check_with(&sql, &vars) {
             Ok(a) => convert::approved(env, &a),
             Err(r) => Err(Failure::Refused(r).throw(env)),
         }
@@ -136,7 +146,7 @@ impl Guard {
     /// rows" from "cut at N" asks for `N + 1` here and returns at most `N` rows. Throws a
     /// `TypeError` when `maxRows` is not a non-negative integer or null.
     #[napi(
-        ts_args_type = "sql: string, maxRows: number | null",
+        ts_args_type = "sql: string, maxRows: number | null, options?: CheckOptions | undefined | null",
         ts_return_type = "Approved"
     )]
     pub fn check_with_row_cap<'e>(
@@ -144,9 +154,14 @@ impl Guard {
         env: &'e Env,
         sql: String,
         max_rows: Option<Unknown<'e>>,
+        options: Option<Unknown<'e>>,
     ) -> Result<Unknown<'e>> {
         let max_rows = row_cap(max_rows).map_err(|f| f.throw(env))?;
-        match self.inner.check_with_row_cap(&sql, max_rows) {
+        let vars = check_vars(options).map_err(|f| f.throw(env))?;
+        match self
+            .inner
+            .check_with_vars_and_row_cap(&sql, &vars, max_rows)
+        {
             Ok(a) => convert::approved(env, &a),
             Err(r) => Err(Failure::Refused(r).throw(env)),
         }
@@ -154,37 +169,83 @@ impl Guard {
 
     /// Like `check`, on the libuv thread pool: resolves to the approved query or rejects with the
     /// same `Error` that `check` throws.
-    #[napi(ts_return_type = "Promise<Approved>")]
-    pub fn check_async(&self, sql: String) -> AsyncTask<CheckTask> {
-        AsyncTask::new(CheckTask {
+    #[napi(
+        ts_args_type = "sql: string, options?: CheckOptions | undefined | null",
+        ts_return_type = "Promise<Approved>"
+    )]
+    pub fn check_async(
+        &self,
+        env: Env,
+        sql: String,
+        options: Option<Unknown>,
+    ) -> Result<AsyncTask<CheckTask>> {
+        let vars = check_vars(options).map_err(|f| f.throw(&env))?;
+        Ok(AsyncTask::new(CheckTask {
             guard: Arc::clone(&self.inner),
             sql,
-        })
+            vars,
+        }))
     }
 
     /// The verdict for `sql` (ARCHITECTURE.md, "Verdict contract"): exactly core's JSON,
     /// snake_case keys in core's order; never throws for a refusal.
-    #[napi(ts_return_type = "Verdict")]
-    pub fn verdict<'e>(&self, env: &'e Env, sql: String) -> Result<Unknown<'e>> {
-        convert::json_parse(env, &self.inner.verdict(&sql).to_json())
+    #[napi(
+        ts_args_type = "sql: string, options?: CheckOptions | undefined | null",
+        ts_return_type = "Verdict"
+    )]
+    pub fn verdict<'e>(
+        &self,
+        env: &'e Env,
+        sql: String,
+        options: Option<Unknown<'e>>,
+    ) -> Result<Unknown<'e>> {
+        let vars = check_vars(options).map_err(|f| f.throw(env))?;
+        convert::json_parse(env, &self.inner.verdict_with(&sql, &vars).to_json())
     }
 
     /// Checks `sql` as one mutation (INSERT, UPDATE, DELETE or MERGE) under the policy's
     /// `writes`. Returns the approved mutation (execute its `sql`, never the submitted text), or
     /// throws the same `Error` as `check`. `check` still refuses every mutation.
-    #[napi(ts_return_type = "ApprovedMutation")]
-    pub fn check_mutation<'e>(&self, env: &'e Env, sql: String) -> Result<Unknown<'e>> {
-        match self.inner.check_mutation(&sql) {
-            Ok(a) => convert::to_js_camel(env, &a),
+    #[napi(
+        ts_args_type = "sql: string, options?: CheckOptions | undefined | null",
+        ts_return_type = "ApprovedMutation"
+    )]
+    pub fn check_mutation<'e>(
+        &self,
+        env: &'e Env,
+        sql: String,
+        options: Option<Unknown<'e>>,
+    ) -> Result<Unknown<'e>> {
+        let vars = check_vars(options).map_err(|f| f.throw(env))?;
+        match self.inner.check_mutation_with(&sql, &vars) {
+            Ok(a) => convert::approved_mutation(env, &a),
             Err(r) => Err(Failure::Refused(r).throw(env)),
         }
     }
 
     /// The mutation verdict for `sql`: exactly core's JSON, snake_case keys in core's order;
     /// never throws for a refusal.
-    #[napi(ts_return_type = "MutationVerdict")]
-    pub fn mutation_verdict<'e>(&self, env: &'e Env, sql: String) -> Result<Unknown<'e>> {
-        convert::json_parse(env, &self.inner.mutation_verdict(&sql).to_json())
+    #[napi(
+        ts_args_type = "sql: string, options?: CheckOptions | undefined | null",
+        ts_return_type = "MutationVerdict"
+    )]
+    pub fn mutation_verdict<'e>(
+        &self,
+        env: &'e Env,
+        sql: String,
+        options: Option<Unknown<'e>>,
+    ) -> Result<Unknown<'e>> {
+        let vars = check_vars(options).map_err(|f| f.throw(env))?;
+        convert::json_parse(
+            env,
+            &self.inner.mutation_verdict_with(&sql, &vars).to_json(),
+        )
+    }
+
+    /// The variables the policy's row filters need (names without the `:`), sorted.
+    #[napi(getter)]
+    pub fn row_filter_variables(&self) -> Vec<String> {
+        self.inner.row_filter_variables()
     }
 
     /// The policy this guard enforces, as core's JSON (snake_case keys, defaults filled in).
@@ -193,6 +254,45 @@ impl Guard {
         let text = serde_json::to_string(self.inner.policy())
             .map_err(|e| Error::from_reason(e.to_string()))?;
         convert::json_parse(env, &text)
+    }
+}
+
+/// The `options` argument of a check: `{ vars }`, the row filter variables (names to numbers,
+/// strings, booleans or null). A `TypeError` names the field at fault (`options.vars.tenant`).
+fn check_vars(options: Option<Unknown<'_>>) -> std::result::Result<sqlgate::Vars, Failure> {
+    let invalid = |field: &str, message: String| Failure::Invalid {
+        what: "argument",
+        error: OptionError::new(field, message),
+    };
+    let Some(options) = options else {
+        return Ok(sqlgate::Vars::new());
+    };
+    let json = convert::js_to_json(options, Keys::Snake, "options", 0).map_err(|error| {
+        Failure::Invalid {
+            what: "argument",
+            error,
+        }
+    })?;
+    let mut map = match json {
+        serde_json::Value::Null => return Ok(sqlgate::Vars::new()),
+        serde_json::Value::Object(map) => map,
+        _ => return Err(invalid("options", String::from("expected an object"))),
+    };
+    let vars = map.remove("vars");
+    if let Some(key) = map.keys().next() {
+        return Err(invalid(
+            &format!("options.{key}"),
+            String::from("unknown option (expected `vars`)"),
+        ));
+    }
+    match vars {
+        None | Some(serde_json::Value::Null) => Ok(sqlgate::Vars::new()),
+        Some(vars) => serde_path_to_error::deserialize::<_, sqlgate::Vars>(vars).map_err(|e| {
+            invalid(
+                &format!("options.vars.{}", e.path()),
+                String::from("expected a number, string, boolean or null"),
+            )
+        }),
     }
 }
 
@@ -218,10 +318,11 @@ fn row_cap(value: Option<Unknown<'_>>) -> std::result::Result<Option<u64>, Failu
     }
 }
 
-/// `guard.checkAsync(sql)`: one check on the libuv thread pool.
+/// `guard.checkAsync(sql, options)`: one check on the libuv thread pool.
 pub struct CheckTask {
     guard: Arc<sqlgate::Guard>,
     sql: String,
+    vars: sqlgate::Vars,
 }
 
 impl<'task> ScopedTask<'task> for CheckTask {
@@ -229,7 +330,7 @@ impl<'task> ScopedTask<'task> for CheckTask {
     type JsValue = Unknown<'task>;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(self.guard.check(&self.sql))
+        Ok(self.guard.check_with(&self.sql, &self.vars))
     }
 
     fn resolve(&mut self, env: &'task Env, output: Self::Output) -> Result<Self::JsValue> {

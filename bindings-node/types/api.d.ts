@@ -51,6 +51,18 @@ export type GuardOptions = CamelKeys<Policy>
 export type CatalogOptions = NonNullable<GuardOptions['catalog']>
 
 /**
+ * Values bound to a policy's row filter variables for one check (`{ tenant: 42 }`); each
+ * becomes a typed literal in the regenerated SQL.
+ */
+export type Vars = Record<string, number | string | boolean | null>
+
+/** The options of `guard.check` and the other checks. */
+export interface CheckOptions {
+  /** The row filter variables (policy section `rows`); a missing one refuses with `row_filter`. */
+  vars?: Vars
+}
+
+/**
  * An approved query (`guard.check`): core's approved query in camelCase, every field present.
  * Run `sql`, never the text that was submitted.
  */

@@ -22,7 +22,7 @@ use pythonize::pythonize;
 use serde::de::DeserializeOwned;
 use sqlgate::{
     Approved, ApprovedMutation, Dialect, ErrorCode, GuardError, LimitAction, MutationVerdict,
-    Policy, PolicyError, QueryClass, Rejection, Stage, Verdict, WriteRules,
+    Policy, PolicyError, QueryClass, Rejection, RowFilterRules, Stage, Vars, Verdict, WriteRules,
 };
 use sqlgate::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS};
 
@@ -96,6 +96,7 @@ fn exception_for(code: ErrorCode) -> &'static ErrorClass {
         | ErrorCode::InternalRoundtrip
         | ErrorCode::UnboundedMutation
         | ErrorCode::TableNotWritable
+        | ErrorCode::RowFilter
         | ErrorCode::BadRequest => &REJECTED,
     }
 }
@@ -243,6 +244,12 @@ fn optional_section<T: DeserializeOwned>(
     .map(Some)
 }
 
+/// Converts the `vars` argument of a check (a mapping of names to int, float, str, bool or
+/// None) into core's `Vars`; a bad value raises `PolicyError` naming `vars.<name>`.
+fn vars_from_python(py: Python<'_>, value: Option<&Bound<'_, PyAny>>) -> PyResult<Vars> {
+    Ok(optional_section::<Vars>(py, "vars", value)?.unwrap_or_default())
+}
+
 /// Converts a whole policy given as a Python mapping; the error's field is the path at fault,
 /// as core's [`Policy::from_json`] names it.
 fn policy_from_python(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Policy> {
@@ -303,6 +310,12 @@ impl PyApproved {
     #[getter]
     fn limit<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_python(py, &self.inner.limit)
+    }
+
+    /// Row filters applied (the policy's table names), sorted; empty when none.
+    #[getter]
+    fn row_filters(&self) -> Vec<String> {
+        self.inner.row_filters.clone()
     }
 
     /// The verdict dict (`allowed: True`), identical to `Guard.verdict` for the same SQL.
@@ -374,6 +387,12 @@ impl PyApprovedMutation {
         self.inner.has_where
     }
 
+    /// Row filters applied to the target and the tables read, sorted; empty when none.
+    #[getter]
+    fn row_filters(&self) -> Vec<String> {
+        self.inner.row_filters.clone()
+    }
+
     /// The mutation verdict dict (`allowed: True`), identical to `Guard.mutation_verdict`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_python(py, &MutationVerdict::from(Ok(self.inner.clone())))
@@ -436,12 +455,13 @@ impl PyGuard {
         max_tokens = DEFAULT_MAX_TOKENS,
         mysql_ansi_quotes = None,
         writes = None,
+        rows = None,
     ))]
     #[pyo3(
         text_signature = "(dialect='postgres', max_rows=1000, allow_explain=False, \
         functions=None, tables=None, columns=None, catalog=None, max_sql_bytes=262144, \
         max_depth=64, allow_system_catalogs=False, max_tokens=16000, mysql_ansi_quotes=None, \
-        writes=None)"
+        writes=None, rows=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -459,6 +479,7 @@ impl PyGuard {
         max_tokens: usize,
         mysql_ansi_quotes: Option<bool>,
         writes: Option<&Bound<'_, PyAny>>,
+        rows: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let policy = Policy {
             dialect: parse_dialect(py, dialect)?,
@@ -474,6 +495,7 @@ impl PyGuard {
             catalog: optional_section(py, "catalog", catalog)?,
             mysql_ansi_quotes,
             writes: optional_section::<WriteRules>(py, "writes", writes)?,
+            rows: optional_section::<RowFilterRules>(py, "rows", rows)?,
         };
         Self::build(py, policy)
     }
@@ -497,9 +519,17 @@ impl PyGuard {
         }
     }
 
-    /// Checks `sql`: returns the `Approved` query or raises `Rejected`.
-    fn check(&self, py: Python<'_>, sql: &str) -> PyResult<PyApproved> {
-        match py.detach(|| self.inner.check(sql)) {
+    /// Checks `sql`: returns the `Approved` query or raises `Rejected`. `vars` binds the
+    /// policy's row filter variables (`{"tenant": 42}`).
+    #[pyo3(signature = (sql, vars = None))]
+    fn check(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        vars: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyApproved> {
+        let vars = vars_from_python(py, vars)?;
+        match py.detach(|| self.inner.check_with(sql, &vars)) {
             Ok(inner) => Ok(PyApproved { inner }),
             Err(rejection) => Err(rejected(py, rejection)),
         }
@@ -508,34 +538,57 @@ impl PyGuard {
     /// Like `check` with another row cap than the policy's (`None`: no cap; `0` raises
     /// `Rejected` with `bad_request`). A tool that must tell "exactly N rows" from "cut at N"
     /// asks for `N + 1` here and returns at most `N` rows.
-    #[pyo3(signature = (sql, max_rows))]
+    #[pyo3(signature = (sql, max_rows, vars = None))]
     fn check_with_row_cap(
         &self,
         py: Python<'_>,
         sql: &str,
         max_rows: Option<u64>,
+        vars: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyApproved> {
-        match py.detach(|| self.inner.check_with_row_cap(sql, max_rows)) {
+        let vars = vars_from_python(py, vars)?;
+        match py.detach(|| self.inner.check_with_vars_and_row_cap(sql, &vars, max_rows)) {
             Ok(inner) => Ok(PyApproved { inner }),
             Err(rejection) => Err(rejected(py, rejection)),
         }
     }
 
     /// The verdict for `sql` as a dict in the shared JSON shape; never raises for a refusal.
-    fn verdict<'py>(&self, py: Python<'py>, sql: &str) -> PyResult<Bound<'py, PyAny>> {
-        let verdict = py.detach(|| self.inner.verdict(sql));
+    #[pyo3(signature = (sql, vars = None))]
+    fn verdict<'py>(
+        &self,
+        py: Python<'py>,
+        sql: &str,
+        vars: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let vars = vars_from_python(py, vars)?;
+        let verdict = py.detach(|| self.inner.verdict_with(sql, &vars));
         to_python(py, &verdict)
     }
 
     /// The verdict as JSON text (the core's serialisation, byte for byte).
-    fn verdict_json(&self, py: Python<'_>, sql: &str) -> String {
-        py.detach(|| self.inner.verdict(sql).to_json())
+    #[pyo3(signature = (sql, vars = None))]
+    fn verdict_json(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        vars: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        let vars = vars_from_python(py, vars)?;
+        Ok(py.detach(|| self.inner.verdict_with(sql, &vars).to_json()))
     }
 
     /// Checks `sql` as one mutation under the policy's `writes`: returns the
     /// `ApprovedMutation` or raises `Rejected`. `check` still refuses every mutation.
-    fn check_mutation(&self, py: Python<'_>, sql: &str) -> PyResult<PyApprovedMutation> {
-        match py.detach(|| self.inner.check_mutation(sql)) {
+    #[pyo3(signature = (sql, vars = None))]
+    fn check_mutation(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        vars: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyApprovedMutation> {
+        let vars = vars_from_python(py, vars)?;
+        match py.detach(|| self.inner.check_mutation_with(sql, &vars)) {
             Ok(inner) => Ok(PyApprovedMutation { inner }),
             Err(rejection) => Err(rejected(py, rejection)),
         }
@@ -543,14 +596,34 @@ impl PyGuard {
 
     /// The mutation verdict for `sql` as a dict in the shared JSON shape; never raises for a
     /// refusal.
-    fn mutation_verdict<'py>(&self, py: Python<'py>, sql: &str) -> PyResult<Bound<'py, PyAny>> {
-        let verdict = py.detach(|| self.inner.mutation_verdict(sql));
+    #[pyo3(signature = (sql, vars = None))]
+    fn mutation_verdict<'py>(
+        &self,
+        py: Python<'py>,
+        sql: &str,
+        vars: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let vars = vars_from_python(py, vars)?;
+        let verdict = py.detach(|| self.inner.mutation_verdict_with(sql, &vars));
         to_python(py, &verdict)
     }
 
     /// The mutation verdict as JSON text (the core's serialisation, byte for byte).
-    fn mutation_verdict_json(&self, py: Python<'_>, sql: &str) -> String {
-        py.detach(|| self.inner.mutation_verdict(sql).to_json())
+    #[pyo3(signature = (sql, vars = None))]
+    fn mutation_verdict_json(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        vars: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        let vars = vars_from_python(py, vars)?;
+        Ok(py.detach(|| self.inner.mutation_verdict_with(sql, &vars).to_json()))
+    }
+
+    /// The variables the policy's row filters need, sorted.
+    #[getter]
+    fn row_filter_variables(&self) -> Vec<String> {
+        self.inner.row_filter_variables()
     }
 
     /// The effective policy, every field filled in, as a dict.

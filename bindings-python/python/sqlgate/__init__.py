@@ -34,6 +34,7 @@ from ._types import (
     Location,
     QueryClass,
     Stage,
+    Vars,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "QueryClass",
     "Rejected",
     "Stage",
+    "Vars",
     "__version__",
     "catalog_from_connection",
     "classify",

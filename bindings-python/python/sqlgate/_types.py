@@ -8,6 +8,7 @@ alias here differs from them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal, TypeAlias, TypedDict
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "Location",
     "QueryClass",
     "Stage",
+    "Vars",
 ]
 
 ErrorCode: TypeAlias = Literal[
@@ -44,6 +46,7 @@ ErrorCode: TypeAlias = Literal[
     "internal_roundtrip",
     "unbounded_mutation",
     "table_not_writable",
+    "row_filter",
     "bad_request",
 ]
 """Why the guard refused (``Rejected.code``), as in ``sqlgate.ERROR_CODES``."""
@@ -96,3 +99,6 @@ class LimitInfo(TypedDict):
     action: LimitAction
     value: int | None
     original: int | None
+
+#: Values bound to a policy's row filter variables for one check: ``{"tenant": 42}``.
+Vars: TypeAlias = Mapping[str, int | float | str | bool | None]

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, Ident, Query, SetExpr, Statement, TableAlias, TableFactor, Value, VisitMut, VisitorMut,
+    Expr, Ident, Query, SelectItem, SetExpr, Statement, TableAlias, TableFactor, Value, VisitMut,
+    VisitorMut,
 };
 
 use super::{rewrite_reads, FilteredRef, RowFilter, RowFilterRules, RowFilters, INNER_ALIAS};
@@ -70,6 +71,13 @@ impl RowFilters {
                     .collect(),
             );
         }
+        // Every row, every column: the projection of the derived table that replaces a reference.
+        let star = star_projection(policy)?;
+        for filter in &mut rows.filters {
+            if let SetExpr::Select(select) = filter.template.body.as_mut() {
+                select.projection = star.clone();
+            }
+        }
         for index in expansion_order(&rows, &nested)? {
             let Some(filter) = rows.filters.get_mut(index) else {
                 continue;
@@ -97,15 +105,17 @@ fn parse_filter(key: &str, predicate: &str, policy: &Policy) -> Result<RowFilter
     let field = format!("rows.{key}");
     let error = |m: String| PolicyError::new(&field, m);
     let pattern = Pattern::parse(key, dialect).map_err(&error)?;
-    if pattern.parts.iter().any(|p| *p == PatternPart::Any) {
+    if pattern.parts.contains(&PatternPart::Any) {
         return Err(error(format!(
             "`{key}` must name one table (`table` or `schema.table`), not a pattern"
         )));
     }
-    let base = parse_query(&format!("SELECT * FROM {key} AS {INNER_ALIAS}"), policy)
+    // `SELECT 1` while the predicate is validated (a `*` would be refused over a table with
+    // protected columns and no catalog); `SELECT *` once it is (see `star_projection`).
+    let base = parse_query(&format!("SELECT 1 FROM {key} AS {INNER_ALIAS}"), policy)
         .map_err(|m| error(format!("`{key}` is not a table name: {m}")))?;
     let mut template = parse_query(
-        &format!("SELECT * FROM {key} AS {INNER_ALIAS} WHERE {predicate}"),
+        &format!("SELECT 1 FROM {key} AS {INNER_ALIAS} WHERE {predicate}"),
         policy,
     )
     .map_err(|m| error(format!("the predicate does not parse: {m}")))?;
@@ -165,6 +175,18 @@ fn parse_query(sql: &str, policy: &Policy) -> Result<Query, String> {
     match statements.into_iter().next() {
         Some(Statement::Query(query)) => Ok(*query),
         _ => Err("it is not a query".to_string()),
+    }
+}
+
+/// `*` exactly as the parser builds it in this dialect.
+fn star_projection(policy: &Policy) -> Result<Vec<SelectItem>, PolicyError> {
+    let query = parse_query("SELECT * FROM x", policy).map_err(|m| PolicyError::new("rows", m))?;
+    match *query.body {
+        SetExpr::Select(select) => Ok(select.projection),
+        _ => Err(PolicyError::new(
+            "rows",
+            "`SELECT *` does not parse as a SELECT",
+        )),
     }
 }
 

@@ -222,7 +222,8 @@ impl VisitorMut for Binder<'_> {
             }
             Some(None) => refused(
                 format!(
-                    "the row filter of `{}` got a value for `:{name}` that is not a finite number",
+                    "the row filter of `{}` got a value for `:{name}` it cannot bind: a number \
+                     that is not finite, or text with a backslash or NUL",
                     self.table
                 ),
                 "this is the caller's configuration, not the query: report it to the operator",

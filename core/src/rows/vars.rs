@@ -24,7 +24,10 @@ pub enum VarValue {
 
 impl VarValue {
     /// The literal, as the parser would build it from its printed form (a negative number is a
-    /// minus applied to a number). `None` for a float that is not finite.
+    /// minus applied to a number; a string keeps its quotes doubled, as the guard's parser does
+    /// not unescape). `None` for a float that is not finite, and for a string holding a
+    /// backslash or NUL (engines read a backslash in a string differently, by dialect and
+    /// setting).
     pub(crate) fn literal(&self) -> Option<Expr> {
         let number = |text: String| Expr::Value(Value::Number(text, false).into());
         let signed = |negative: bool, magnitude: String| {
@@ -47,7 +50,10 @@ impl VarValue {
                 signed(f.is_sign_negative(), format!("{:?}", f.abs()))
             }
             VarValue::Float(_) => return None,
-            VarValue::Text(s) => Expr::Value(Value::SingleQuotedString(s.clone()).into()),
+            VarValue::Text(s) if s.contains(['\\', '\0']) => return None,
+            VarValue::Text(s) => {
+                Expr::Value(Value::SingleQuotedString(s.replace('\'', "''")).into())
+            }
         })
     }
 }
@@ -161,6 +167,7 @@ mod tests {
             printed(VarValue::Text("O'Hara".into())).as_deref(),
             Some("'O''Hara'")
         );
+        assert_eq!(printed(VarValue::Text("a\\b".into())), None);
         assert_eq!(printed(VarValue::Null).as_deref(), Some("NULL"));
         assert_eq!(printed(VarValue::Bool(true)).as_deref(), Some("true"));
     }
