@@ -269,21 +269,6 @@ pub(crate) fn approved<'e>(env: &'e Env, a: &sqlgate::Approved) -> Result<Unknow
     if a.columns.is_empty() {
         object.set_named_property("columns", Vec::<String>::new())?;
     }
-    if a.row_filters.is_empty() {
-        object.set_named_property("rowFilters", Vec::<String>::new())?;
-    }
-    Ok(object.to_unknown())
-}
-
-/// An approved mutation in camelCase with every field present (`rowFilters` empty when none).
-pub(crate) fn approved_mutation<'e>(
-    env: &'e Env,
-    a: &sqlgate::ApprovedMutation,
-) -> Result<Unknown<'e>> {
-    let mut object = Object::from_unknown(to_js_camel(env, a)?)?;
-    if a.row_filters.is_empty() {
-        object.set_named_property("rowFilters", Vec::<String>::new())?;
-    }
     Ok(object.to_unknown())
 }
 

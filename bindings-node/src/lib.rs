@@ -218,7 +218,7 @@ impl Guard {
     ) -> Result<Unknown<'e>> {
         let vars = check_vars(options).map_err(|f| f.throw(env))?;
         match self.inner.check_mutation_with(&sql, &vars) {
-            Ok(a) => convert::approved_mutation(env, &a),
+            Ok(a) => convert::to_js_camel(env, &a),
             Err(r) => Err(Failure::Refused(r).throw(env)),
         }
     }

@@ -1,6 +1,7 @@
 //! `cargo bench -p sqlgate --bench check`: time per `Guard::check` (self-check included) on the
 //! Chinook gold and Spider dev queries, cost against input size, and the cost of a large
-//! data-access policy (50 table patterns, 50 protected columns, a 200-table catalog).
+//! data-access policy (50 table patterns, 50 protected columns, a 200-table catalog) and of ten
+//! row filters on the Chinook gold queries.
 
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -15,7 +16,7 @@ use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sqlgate::{
-    Catalog, CatalogColumn, CatalogTable, ColumnRules, Dialect, Guard, Policy, TableRules,
+    Catalog, CatalogColumn, CatalogTable, ColumnRules, Dialect, Guard, Policy, TableRules, Vars,
 };
 
 /// (dialect, sql) pairs from the corpus, or from the repo's vectors when the corpus is absent.
@@ -52,6 +53,19 @@ fn queries() -> Vec<(Dialect, String)> {
     out
 }
 
+/// The Chinook gold queries (SQLite), or none when the corpus is absent.
+fn chinook_gold() -> Vec<String> {
+    let corpus = std::env::var_os("SQLGATE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
+    let text =
+        std::fs::read_to_string(corpus.join("chinook/chinook_gold.jsonl")).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|row| row["sql"].as_str().map(str::to_string))
+        .collect()
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -59,13 +73,18 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Median over queries of each query's median time, in microseconds.
 fn median_check_us(guard: &Guard, queries: &[String]) -> f64 {
+    median_check_with_us(guard, queries, &Vars::new())
+}
+
+/// [`median_check_us`] with row filter variables.
+fn median_check_with_us(guard: &Guard, queries: &[String], vars: &Vars) -> f64 {
     let per_query: Vec<f64> = queries
         .iter()
         .map(|q| {
             let runs: Vec<f64> = (0..31)
                 .map(|_| {
                     let t = Instant::now();
-                    let _ = black_box(guard.check(black_box(q)));
+                    let _ = black_box(guard.check_with(black_box(q), vars));
                     t.elapsed().as_secs_f64() * 1e6
                 })
                 .collect();
@@ -104,6 +123,25 @@ fn big_policy(dialect: Dialect) -> Policy {
     }
 }
 
+/// Ten row filters over Chinook's SQLite tables, one reading another filtered table.
+fn row_filter_policy() -> Policy {
+    Policy::from_json(
+        r#"{"dialect": "sqlite", "rows": {
+            "Customer": "CustomerId = :tenant",
+            "Invoice": "CustomerId = :tenant",
+            "InvoiceLine": "InvoiceId IN (SELECT InvoiceId FROM Invoice WHERE CustomerId = :tenant)",
+            "Employee": "EmployeeId <> :hidden_employee",
+            "Album": "AlbumId > :floor",
+            "Artist": "ArtistId > :floor",
+            "Track": "Milliseconds > :floor",
+            "Playlist": "PlaylistId <> :hidden_playlist",
+            "PlaylistTrack": "PlaylistId <> :hidden_playlist",
+            "Genre": "GenreId > :floor"
+        }}"#,
+    )
+    .expect("row filter policy")
+}
+
 fn bench(c: &mut Criterion) {
     let all = queries();
     let sqlite: Vec<String> = all
@@ -131,6 +169,39 @@ fn bench(c: &mut Criterion) {
         "policy overhead: plain {plain_us:.2} µs, with 50 table patterns + 50 protected columns + 200-table catalog {policy_us:.2} µs ({:+.1}%)",
         (policy_us / plain_us - 1.0) * 100.0
     );
+
+    // Row filters: ten filters on the Chinook gold queries, against the same queries without.
+    let chinook: Vec<String> = chinook_gold()
+        .into_iter()
+        .filter(|q| plain.check(q).is_ok())
+        .collect();
+    let filtered = Guard::new(row_filter_policy()).expect("policy");
+    let vars = Vars::new()
+        .with("tenant", 12)
+        .with("hidden_employee", 1)
+        .with("floor", 0)
+        .with("hidden_playlist", 2);
+    let touched: Vec<String> = chinook
+        .iter()
+        .filter(|q| {
+            filtered
+                .check_with(q, &vars)
+                .is_ok_and(|a| !a.row_filters.is_empty())
+        })
+        .cloned()
+        .collect();
+    for (what, set) in [("all", &chinook), ("reading a filtered table", &touched)] {
+        if set.is_empty() {
+            continue;
+        }
+        let plain_us = median_check_us(&plain, set);
+        let filtered_us = median_check_with_us(&filtered, set, &vars);
+        println!(
+            "row filters, Chinook gold ({what}: {} queries): plain {plain_us:.2} µs, with 10 row filters {filtered_us:.2} µs ({:+.1}%; target at most +25% over all)",
+            set.len(),
+            (filtered_us / plain_us - 1.0) * 100.0
+        );
+    }
 
     // Linear growth: µs per KiB for 1, 10 and 100 KiB queries.
     // Limits raised so that the 100 KiB query is checked, not refused as too large.

@@ -107,7 +107,7 @@ fn grammar_seeds() {
 #[test]
 fn vectors_pass_the_fixed_point_oracle() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    let (mut n, mut mutations) = (0, 0);
+    let (mut n, mut mutations, mut filtered) = (0, 0, 0);
     for entry in std::fs::read_dir(&dir).expect("tests/vectors") {
         let path = entry.expect("entry").path();
         if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
@@ -131,9 +131,17 @@ fn vectors_pass_the_fixed_point_oracle() {
             if oracles::mutation_fixed_point(dialect, sql).is_some() {
                 mutations += 1;
             }
+            if oracles::row_filter_oracle(dialect, sql).is_some_and(|a| !a.row_filters.is_empty()) {
+                filtered += 1;
+            }
         }
     }
     assert!(n > 0);
+    // Vectors read `orders` and `customer`, the fuzz row filters' tables.
+    assert!(
+        filtered > 10,
+        "only {filtered} vectors read a filtered table"
+    );
     // The mutation vectors' targets overlap the fuzz policy's writable tables.
     assert!(
         mutations >= 20,
@@ -194,5 +202,21 @@ fn parenthesized_query_does_not_get_a_second_limit() {
             "two LIMIT clauses at one level: {:?}",
             approved.sql
         );
+    }
+}
+
+#[test]
+fn the_row_filter_oracle_sees_every_filtered_read() {
+    for dialect in Dialect::ALL {
+        for sql in [
+            "SELECT * FROM orders",
+            "SELECT c.id FROM customer c JOIN orders o ON o.customer_id = c.id",
+            "WITH orders AS (SELECT * FROM orders) SELECT count(*) FROM orders",
+            "SELECT id FROM customer WHERE id IN (SELECT customer_id FROM orders) UNION SELECT 1",
+        ] {
+            let approved = oracles::row_filter_oracle(*dialect, sql)
+                .unwrap_or_else(|| panic!("{dialect}: {sql} refused under row filters"));
+            assert!(!approved.row_filters.is_empty(), "{dialect}: {sql}");
+        }
     }
 }

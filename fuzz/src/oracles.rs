@@ -215,6 +215,7 @@ pub fn fixed_point_with(g: &Guard, dialect: Dialect, sql: &str) -> Option<Approv
 pub fn fixed_point(data: &[u8]) -> Option<Approved> {
     let (dialect, which, sql) = split_input(data)?;
     mutation_fixed_point(dialect, &sql);
+    row_filter_oracle(dialect, &sql);
     fixed_point_with(guard(dialect, which), dialect, &sql)
 }
 
@@ -301,6 +302,110 @@ pub fn mutation_fixed_point(dialect: Dialect, sql: &str) -> Option<ApprovedMutat
         second, first,
         "mutation not a fixed point for input {sql:?}"
     );
+    Some(first)
+}
+
+/// One guard per dialect with row filters on `orders` and `customer` (`:t`).
+pub fn row_filter_guard(dialect: Dialect) -> &'static Guard {
+    static GUARDS: OnceLock<Vec<Guard>> = OnceLock::new();
+    let guards = GUARDS.get_or_init(|| {
+        Dialect::ALL
+            .iter()
+            .map(|&d| {
+                let rows = serde_json::json!({
+                    "orders": "tenant_id = :t",
+                    "customer": "id IN (SELECT customer_id FROM orders WHERE tenant_id = :t)",
+                });
+                let mut policy = Policy::for_dialect(d);
+                policy.rows = Some(serde_json::from_value(rows).expect("fuzz row filters"));
+                Guard::new(policy).expect("fuzz row filter policies compile")
+            })
+            .collect()
+    });
+    let index = Dialect::ALL.iter().position(|&d| d == dialect).unwrap_or(0);
+    &guards[index]
+}
+
+/// The row filters' invariants: never a panic; a read approved under row filters is approved
+/// by the plain guard of its dialect too (the rewrite adds only reads of the filtered tables),
+/// and, unless a CTE takes a filtered table's name, every FROM reference to a filtered table in
+/// the approved SQL is the inner table of a filter (`AS sqlgate_filtered`): none reads it bare.
+pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
+    use sqlparser::ast::{ObjectNamePart, TableFactor, Visit, Visitor};
+    use std::ops::ControlFlow;
+
+    let vars = sqlgate::Vars::new().with("t", 7);
+    let first = row_filter_guard(dialect).check_with(sql, &vars).ok()?;
+    let plain = guard(dialect, 1);
+    if let Err(r) = plain.check(&first.sql) {
+        panic!(
+            "the filtered SQL is refused by the plain guard ({}: {}):\n  input:    {sql:?}\n  approved: {:?}",
+            r.error.code, r.error.message, first.sql
+        );
+    }
+    let parser_dialect = sqlparser::dialect::GenericDialect {};
+    let Ok(statements) = sqlparser::parser::Parser::parse_sql(&parser_dialect, &first.sql) else {
+        return Some(first);
+    };
+    struct Bare {
+        found: Option<String>,
+        cte_shadows: bool,
+        /// How the dialect stores an unquoted name: what a quoted name must equal exactly.
+        upper: bool,
+    }
+    impl Visitor for Bare {
+        type Break = ();
+        fn pre_visit_query(&mut self, query: &sqlparser::ast::Query) -> ControlFlow<()> {
+            if let Some(with) = &query.with {
+                if with.cte_tables.iter().any(|c| {
+                    let n = c.alias.name.value.to_ascii_lowercase();
+                    n == "orders" || n == "customer"
+                }) {
+                    self.cte_shadows = true;
+                }
+            }
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+            if let TableFactor::Table { name, alias, .. } = factor {
+                // `orders` unquoted in any case, or quoted as the dialect stores the unquoted
+                // name: the filtered table in every dialect (`"Orders"` is another table where
+                // quoted names are exact, and so is `"orders"` in Snowflake).
+                let upper = self.upper;
+                let is_filtered = |i: &sqlparser::ast::Ident| {
+                    let lower = i.value.to_ascii_lowercase();
+                    let stored = if upper {
+                        lower.to_ascii_uppercase()
+                    } else {
+                        lower.clone()
+                    };
+                    (lower == "orders" || lower == "customer")
+                        && (i.quote_style.is_none() || i.value == stored)
+                };
+                let inner = alias
+                    .as_ref()
+                    .is_some_and(|a| a.name.value == "sqlgate_filtered");
+                if let Some(ObjectNamePart::Identifier(last)) = name.0.last() {
+                    if is_filtered(last) && !inner && self.found.is_none() {
+                        self.found = Some(last.to_string());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut bare = Bare {
+        found: None,
+        cte_shadows: false,
+        upper: dialect == Dialect::Snowflake,
+    };
+    let _ = statements.visit(&mut bare);
+    if let (Some(table), false) = (&bare.found, bare.cte_shadows) {
+        panic!(
+            "a filtered table is read without its filter ({table}):\n  input:    {sql:?}\n  approved: {:?}",
+            first.sql
+        );
+    }
     Some(first)
 }
 

@@ -45,9 +45,16 @@ impl Walker<'_, '_> {
         match self.ctx.access.resolve(&parts) {
             Ok(table) => {
                 self.analysis.tables.insert(table.display.clone());
-                if let Some(rows) = self.ctx.rows {
-                    self.row_filtered(name, &table, rows, location)?;
-                }
+                let filtered = match self.ctx.rows {
+                    Some(rows) => self.row_filtered(name, &table, rows, location)?,
+                    None => false,
+                };
+                // A filtered table becomes a derived table under its alias, or its bare name:
+                // from here on it answers to that name only, as it will in the rewritten SQL.
+                let alias = match alias {
+                    None if filtered => table.parts.last().cloned(),
+                    alias => alias,
+                };
                 Ok(Source {
                     alias,
                     kind: SourceKind::Table(table),
@@ -59,30 +66,31 @@ impl Walker<'_, '_> {
 
     /// Under row filters: refuses a view (it reads its base tables unfiltered) unless trusted,
     /// and a system catalog (statistics and definitions show other rows' values); records a
-    /// filtered table's reference for the rewrite.
+    /// filtered table's reference for the rewrite (and says so).
     fn row_filtered(
         &mut self,
         name: &ObjectName,
         table: &ResolvedTable,
         rows: &RowFilters,
         location: Option<crate::error::Location>,
-    ) -> Result<(), GuardError> {
+    ) -> Result<bool, GuardError> {
         if (table.view && !rows.trusts_view(&table.parts))
             || self.dialect().is_system_catalog(&table.parts)
         {
             return Err(refuse::view_under_row_filters(name, location));
         }
         let filters = rows.matching(&table.parts);
-        if !filters.is_empty() {
-            for &i in &filters {
-                self.analysis.row_filters.insert(rows.key(i).to_string());
-            }
-            self.analysis.filtered.push(FilteredRef {
-                address: std::ptr::from_ref(name) as usize,
-                filters,
-            });
+        if filters.is_empty() {
+            return Ok(false);
         }
-        Ok(())
+        for &i in &filters {
+            self.analysis.row_filters.insert(rows.key(i).to_string());
+        }
+        self.analysis.filtered.push(FilteredRef {
+            address: std::ptr::from_ref(name) as usize,
+            filters,
+        });
+        Ok(true)
     }
 
     /// The refusal of a table name the policy or the catalog refused.
