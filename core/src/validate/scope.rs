@@ -171,6 +171,7 @@ mod tests {
             protected: protected.iter().map(|p| p.to_string()).collect(),
             columns: None,
             spelled_columns: None,
+            view: false,
         }
     }
 

@@ -57,6 +57,7 @@ mod tests {
             protected: vec!["email".into()],
             columns: None,
             spelled_columns: None,
+            view: false,
         }
     }
 
