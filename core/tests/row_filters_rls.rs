@@ -10,6 +10,8 @@
 //! the guard's rewritten SQL returns to the superuser (who bypasses RLS). A refusal by the guard
 //! is never a difference; it is counted, with its reason.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeMap;

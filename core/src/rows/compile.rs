@@ -97,7 +97,7 @@ fn parse_filter(key: &str, predicate: &str, policy: &Policy) -> Result<RowFilter
     let field = format!("rows.{key}");
     let error = |m: String| PolicyError::new(&field, m);
     let pattern = Pattern::parse(key, dialect).map_err(&error)?;
-    if pattern.parts.iter().any(|p| *p == PatternPart::Any) {
+    if pattern.parts.contains(&PatternPart::Any) {
         return Err(error(format!(
             "`{key}` must name one table (`table` or `schema.table`), not a pattern"
         )));

@@ -80,3 +80,34 @@ fn grouped_select_wraps_what_the_where_cannot_filter() {
         "{sql}"
     );
 }
+
+/// In PostgreSQL, a CTE of a WITH RECURSIVE list reads the CTEs after it: `invoice` in `a`
+/// is the CTE, not the table (the walker took it for the table, and the filter it added read
+/// a column the CTE does not have). In MySQL a later CTE is not visible: there it is the table.
+#[test]
+fn with_recursive_sees_later_ctes_in_postgres_only() {
+    let sql =
+        "WITH RECURSIVE a AS (SELECT * FROM invoice), invoice AS (SELECT 1 AS x) SELECT * FROM a";
+    assert!(
+        !rewritten(sql).contains("sqlgate_filtered"),
+        "{}",
+        rewritten(sql)
+    );
+    let plain = "WITH a AS (SELECT * FROM invoice), invoice AS (SELECT 1 AS x) SELECT * FROM a";
+    assert!(rewritten(plain).contains("sqlgate_filtered"));
+    let mysql = Guard::new(
+        Policy::from_json(
+            r#"{"dialect": "mysql", "max_rows": null, "rows": {"invoice": "customer_id = :tenant"}}"#,
+        )
+        .expect("policy"),
+    )
+    .expect("guard");
+    let approved = mysql
+        .check_with(sql, &Vars::new().with("tenant", 7))
+        .expect("approved");
+    assert!(
+        approved.sql.contains("sqlgate_filtered"),
+        "{}",
+        approved.sql
+    );
+}
