@@ -139,3 +139,6 @@ pub(crate) fn write_out_of_row_filter(table: &str, what: &str) -> GuardError {
         "change rows of this table with UPDATE or DELETE ... WHERE, leaving the columns its filter reads unchanged",
     )
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,8 +5,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, Ident, ObjectName, ObjectNamePart, Query, SetExpr, TableAlias, TableFactor, Value,
-    VisitMut, VisitorMut,
+    BinaryOperator, Expr, GroupByExpr, Ident, JoinOperator, ObjectName, ObjectNamePart, Query,
+    Select, SetExpr, TableAlias, TableFactor, TableWithJoins, Value, VisitMut, VisitorMut,
 };
 
 use super::compile::variable_name;
@@ -77,7 +77,7 @@ pub(crate) fn bind_target_predicate(
             None => predicate,
             Some(left) => Expr::BinaryOp {
                 left: Box::new(left),
-                op: sqlparser::ast::BinaryOperator::And,
+                op: BinaryOperator::And,
                 right: Box::new(predicate),
             },
         });
@@ -93,6 +93,15 @@ struct Rewriter<'a> {
 
 impl VisitorMut for Rewriter<'_> {
     type Break = GuardError;
+
+    /// A grouped SELECT keeps its filtered tables where it can (see [`Rewriter::filter_in_place`]):
+    /// done before the table factors below it are visited, so that they are no longer pending.
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<GuardError> {
+        match self.grouped_in_place(query.body.as_mut()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
+        }
+    }
 
     fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<GuardError> {
         let TableFactor::Table { name, .. } = factor else {
@@ -114,6 +123,76 @@ impl VisitorMut for Rewriter<'_> {
 }
 
 impl Rewriter<'_> {
+    fn grouped_in_place(&mut self, body: &mut SetExpr) -> Result<(), GuardError> {
+        match body {
+            SetExpr::Select(select) => self.filter_in_place(select),
+            SetExpr::SetOperation { left, right, .. } => {
+                self.grouped_in_place(left)?;
+                self.grouped_in_place(right)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// In a SELECT with GROUP BY, a filtered table whose rows every output row needs (an item
+    /// of FROM, the inner side of inner joins, the left side of left joins) keeps its place and
+    /// gets its predicate added to the WHERE, which removes exactly the rows the derived table
+    /// would not hold. It stays a table, so that the engine still knows its key: PostgreSQL lets
+    /// `GROUP BY c.customer_id` select `c.first_name` from the table `customer`, not from a
+    /// derived table of its rows. Not when an item of the FROM could read the unfiltered rows
+    /// before the WHERE removes them (LATERAL, a table function), nor for an alias that renames
+    /// the table's columns or a sampled table: those are wrapped as everywhere else.
+    fn filter_in_place(&mut self, select: &mut Select) -> Result<(), GuardError> {
+        let GroupByExpr::Expressions(grouped, _) = &select.group_by else {
+            return Ok(());
+        };
+        if grouped.is_empty() || self.vars.is_none() || !select.from.iter().all(plain_items) {
+            return Ok(());
+        }
+        let mut added: Vec<Expr> = Vec::new();
+        for twj in &select.from {
+            for factor in preserved(twj) {
+                let TableFactor::Table {
+                    name,
+                    alias,
+                    sample: None,
+                    ..
+                } = factor
+                else {
+                    continue;
+                };
+                if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+                    continue;
+                }
+                let address = std::ptr::from_ref::<ObjectName>(name) as usize;
+                let Some(position) = self.pending.iter().position(|(a, _)| *a == address) else {
+                    continue;
+                };
+                let qualifier = alias
+                    .as_ref()
+                    .map_or_else(|| last_ident(name), |a| a.name.clone());
+                let (_, filters) = self.pending.swap_remove(position);
+                let Some(vars) = self.vars else { continue };
+                if let Some(predicate) =
+                    bind_target_predicate(self.rows, filters, &qualifier, vars)?
+                {
+                    added.push(predicate);
+                }
+            }
+        }
+        for predicate in added {
+            select.selection = Some(match select.selection.take() {
+                None => predicate,
+                Some(existing) => Expr::BinaryOp {
+                    left: Box::new(Expr::Nested(Box::new(existing))),
+                    op: BinaryOperator::And,
+                    right: Box::new(predicate),
+                },
+            });
+        }
+        Ok(())
+    }
+
     /// `t AS a` → `(SELECT * FROM (...(SELECT * FROM t AS sqlgate_filtered WHERE p1)...)
     /// AS sqlgate_filtered WHERE pn) AS a`, one level per filter. Without an alias, the derived
     /// table takes the table's name, so that `t.column` still reads.
@@ -149,6 +228,55 @@ impl Rewriter<'_> {
         set_alias(&mut current, Some(outer));
         Ok(current)
     }
+}
+
+/// True when no item of `twj` can read another item's rows before the WHERE: plain tables and
+/// derived tables that are not LATERAL.
+fn plain_items(twj: &TableWithJoins) -> bool {
+    std::iter::once(&twj.relation)
+        .chain(twj.joins.iter().map(|j| &j.relation))
+        .all(|f| match f {
+            TableFactor::Table { args, .. } => args.is_none(),
+            TableFactor::Derived { lateral, .. } => !lateral,
+            _ => false,
+        })
+}
+
+/// The items of `twj` whose every row the joins keep (or drop with the row that holds them),
+/// so that a condition on them in the WHERE removes what filtering them first would: the first
+/// item when every join keeps its left side, and an inner- or right-joined item when every
+/// later join keeps its left side.
+fn preserved(twj: &TableWithJoins) -> Vec<&TableFactor> {
+    let inner = |op: &JoinOperator| {
+        matches!(
+            op,
+            JoinOperator::Join(_) | JoinOperator::Inner(_) | JoinOperator::CrossJoin(_)
+        )
+    };
+    let keeps_left = |op: &JoinOperator| {
+        inner(op) || matches!(op, JoinOperator::Left(_) | JoinOperator::LeftOuter(_))
+    };
+    let mut out = Vec::new();
+    for (k, join) in twj.joins.iter().enumerate() {
+        let rest_keep = twj
+            .joins
+            .get(k + 1..)
+            .unwrap_or_default()
+            .iter()
+            .all(|j| keeps_left(&j.join_operator));
+        let keeps_right = inner(&join.join_operator)
+            || matches!(
+                join.join_operator,
+                JoinOperator::Right(_) | JoinOperator::RightOuter(_)
+            );
+        if keeps_right && rest_keep {
+            out.push(&join.relation);
+        }
+    }
+    if twj.joins.iter().all(|j| keeps_left(&j.join_operator)) {
+        out.push(&twj.relation);
+    }
+    out
 }
 
 /// Puts `factor` in the template's FROM, under the template's inner alias.

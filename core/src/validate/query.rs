@@ -64,13 +64,34 @@ impl Walker<'_, '_> {
         with: &With,
         scope: &mut Scope<'_>,
     ) -> Result<(), GuardError> {
-        for cte in &with.cte_tables {
+        for (k, cte) in with.cte_tables.iter().enumerate() {
             let name = fold_ident(&cte.alias.name, self.dialect());
+            // PostgreSQL's WITH RECURSIVE lets a CTE read the ones after it in the list (their
+            // columns are not known yet); elsewhere (MySQL) those names are still tables.
+            let later: Vec<String> = if with.recursive && self.dialect() == Dialect::Postgres {
+                with.cte_tables
+                    .iter()
+                    .skip(k + 1)
+                    .map(|c| fold_ident(&c.alias.name, self.dialect()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            for later in &later {
+                scope.ctes.push((later.clone(), None));
+            }
             if with.recursive {
                 // A recursive CTE sees itself.
                 scope.ctes.push((name.clone(), None));
             }
-            let columns = self.query(&cte.query, Some(scope))?;
+            let columns = self.query(&cte.query, Some(scope));
+            if with.recursive {
+                scope.ctes.pop();
+            }
+            for _ in &later {
+                scope.ctes.pop();
+            }
+            let columns = columns?;
             let columns = if cte.alias.columns.is_empty() {
                 columns
             } else {
@@ -82,9 +103,6 @@ impl Walker<'_, '_> {
                         .collect(),
                 )
             };
-            if with.recursive {
-                scope.ctes.pop();
-            }
             scope.ctes.push((name, columns));
         }
         Ok(())
