@@ -6,6 +6,7 @@ import type {
   Approved,
   ApprovedMutation,
   CatalogOptions,
+  CheckOptions,
   Dialect,
   GuardOptions,
   MutationVerdict,
@@ -43,36 +44,39 @@ export declare class Guard {
    * Checks `sql`. Returns the approved query (execute its `sql`, never the submitted text), or
    * throws an `Error` with the properties of {@link Rejection} (`code`, `stage`, `retryable`,
    * `hint`, `location`, `queryClass`, `statementCount`) and the message `code: explanation`.
+   * `options.vars` binds the policy's row filter variables (`{ vars: { tenant: 42 } }`).
    */
-  check(sql: string): Approved
+  check(sql: string, options?: CheckOptions | undefined | null): Approved
   /**
    * Like `check` with another row cap than the policy's: `null` for no cap; `0` is refused
    * (thrown as a `bad_request` refusal) as core refuses it. A tool that must tell "exactly N
    * rows" from "cut at N" asks for `N + 1` here and returns at most `N` rows. Throws a
    * `TypeError` when `maxRows` is not a non-negative integer or null.
    */
-  checkWithRowCap(sql: string, maxRows: number | null): Approved
+  checkWithRowCap(sql: string, maxRows: number | null, options?: CheckOptions | undefined | null): Approved
   /**
    * Like `check`, on the libuv thread pool: resolves to the approved query or rejects with the
    * same `Error` that `check` throws.
    */
-  checkAsync(sql: string): Promise<Approved>
+  checkAsync(sql: string, options?: CheckOptions | undefined | null): Promise<Approved>
   /**
    * The verdict for `sql` (ARCHITECTURE.md, "Verdict contract"): exactly core's JSON,
    * snake_case keys in core's order; never throws for a refusal.
    */
-  verdict(sql: string): Verdict
+  verdict(sql: string, options?: CheckOptions | undefined | null): Verdict
   /**
    * Checks `sql` as one mutation (INSERT, UPDATE, DELETE or MERGE) under the policy's
    * `writes`. Returns the approved mutation (execute its `sql`, never the submitted text), or
    * throws the same `Error` as `check`. `check` still refuses every mutation.
    */
-  checkMutation(sql: string): ApprovedMutation
+  checkMutation(sql: string, options?: CheckOptions | undefined | null): ApprovedMutation
   /**
    * The mutation verdict for `sql`: exactly core's JSON, snake_case keys in core's order;
    * never throws for a refusal.
    */
-  mutationVerdict(sql: string): MutationVerdict
+  mutationVerdict(sql: string, options?: CheckOptions | undefined | null): MutationVerdict
+  /** The variables the policy's row filters need (names without the `:`), sorted. */
+  get rowFilterVariables(): Array<string>
   /** The policy this guard enforces, as core's JSON (snake_case keys, defaults filled in). */
   get policy(): Policy
 }

@@ -1,15 +1,13 @@
 //! The mutation entry point: one INSERT, UPDATE, DELETE or MERGE, checked against the policy's
 //! `writes` section and, for everything it reads, exactly as a query would be.
 
-use sqlparser::ast::{
-    BinaryOperator, Expr, FromTable, ObjectNamePart, SetExpr, Statement, TableFactor,
-};
+use sqlparser::ast::{FromTable, ObjectNamePart, SetExpr, Statement, TableFactor};
 
 use super::{location_of, Entry, Guard};
 use crate::class::QueryClass;
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::rows::{
-    bind_target_predicate, rewrite_reads, write_out_of_row_filter, RowFilters, Vars,
+    bind_target_predicate, filter_first, rewrite_reads, write_out_of_row_filter, RowFilters, Vars,
 };
 use crate::validate::{analyze_mutation, statement_keyword, MutationAnalysis};
 use crate::verdict::{ApprovedMutation, MutationVerdict, Rejection};
@@ -186,14 +184,7 @@ fn filter_target(
     let Some(predicate) = bind_target_predicate(rows, filters, &qualifier, vars)? else {
         return Ok(());
     };
-    *selection = Some(match selection.take() {
-        None => predicate,
-        Some(condition) => Expr::BinaryOp {
-            left: Box::new(Expr::Nested(Box::new(condition))),
-            op: BinaryOperator::And,
-            right: Box::new(predicate),
-        },
-    });
+    *selection = Some(filter_first(predicate, selection.take()));
     Ok(())
 }
 

@@ -21,7 +21,7 @@ mod compile;
 mod rewrite;
 mod vars;
 
-pub(crate) use rewrite::{bind_target_predicate, rewrite_reads};
+pub(crate) use rewrite::{bind_target_predicate, filter_first, rewrite_reads};
 pub use vars::{VarValue, Vars};
 
 /// The policy's `rows` section: `table = "predicate"` pairs, plus the views that may still be

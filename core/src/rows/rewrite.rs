@@ -180,15 +180,8 @@ impl Rewriter<'_> {
                 }
             }
         }
-        for predicate in added {
-            select.selection = Some(match select.selection.take() {
-                None => predicate,
-                Some(existing) => Expr::BinaryOp {
-                    left: Box::new(Expr::Nested(Box::new(existing))),
-                    op: BinaryOperator::And,
-                    right: Box::new(predicate),
-                },
-            });
+        for predicate in added.into_iter().rev() {
+            select.selection = Some(filter_first(predicate, select.selection.take()));
         }
         Ok(())
     }
@@ -227,6 +220,21 @@ impl Rewriter<'_> {
         }
         set_alias(&mut current, Some(outer));
         Ok(current)
+    }
+}
+
+/// `filter AND (condition)`: the filter first, so that engines which evaluate a conjunction
+/// left to right (PostgreSQL among equal-cost clauses, SQLite, MySQL) test the statement's own
+/// condition only on rows the filter admits, and an error it raises (a division by zero) tells
+/// nothing about other rows.
+pub(crate) fn filter_first(filter: Expr, condition: Option<Expr>) -> Expr {
+    match condition {
+        None => filter,
+        Some(condition) => Expr::BinaryOp {
+            left: Box::new(filter),
+            op: BinaryOperator::And,
+            right: Box::new(Expr::Nested(Box::new(condition))),
+        },
     }
 }
 

@@ -34,7 +34,7 @@ fn grouped_select_keeps_a_preserved_table_in_place() {
         rewritten(
             "SELECT customer.first_name FROM customer WHERE a OR b GROUP BY customer.customer_id"
         ),
-        "SELECT customer.first_name FROM customer WHERE (a OR b) AND (customer.customer_id = 7) \
+        "SELECT customer.first_name FROM customer WHERE (customer.customer_id = 7) AND (a OR b) \
          GROUP BY customer.customer_id"
     );
 }
