@@ -46,7 +46,7 @@ test('values are typed literals; bad vars and options throw a TypeError naming t
 test('mutations take { vars } too', () => {
   const guard = new Guard({ rows, writes: { tables: ['invoice'] } })
   const approved = guard.checkMutation('UPDATE invoice SET total = 0 WHERE invoice_id = 1', { vars: { tenant: 4 } })
-  assert.match(approved.sql, /AND \(invoice\.customer_id = 4\)$/)
+  assert.match(approved.sql, /WHERE \(invoice\.customer_id = 4\) AND \(invoice_id = 1\)$/)
   assert.deepStrictEqual(approved.rowFilters, ['invoice'])
   const verdict = guard.mutationVerdict('INSERT INTO invoice (invoice_id) VALUES (1)', { vars: { tenant: 4 } })
   assert.strictEqual(verdict.error.code, 'row_filter')

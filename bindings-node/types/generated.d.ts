@@ -61,6 +61,7 @@ export type RowCap = number | NoCap
  * | `internal_roundtrip` | rewrite | regenerated SQL did not re-check to the same verdict |
  * | `unbounded_mutation` | validate | UPDATE / DELETE without a WHERE clause (or one that names no column), unless `writes.allow_unbounded` |
  * | `table_not_writable` | validate | a mutation whose target is outside `writes.tables`, or any mutation when the policy has no `writes` |
+ * | `row_filter` | validate / rewrite | a row filter cannot be applied: a variable it needs is missing, a view read while row filters are in force, an insert into or a write of a filtered table's filter columns |
  * | `bad_request` | precheck | a front end received a malformed request (e.g. a bad JSON line) |
  */
 export type ErrorCode =
@@ -87,6 +88,7 @@ export type ErrorCode =
   | 'internal_roundtrip'
   | 'unbounded_mutation'
   | 'table_not_writable'
+  | 'row_filter'
   | 'bad_request'
 /**
  * What happened to the row cap on the outermost query.
@@ -149,6 +151,11 @@ export interface Policy {
    * parser would read as a string, so double-quoted tokens are refused too (use backticks).
    */
   mysql_ansi_quotes?: boolean | null
+  /**
+   * Row filters: one predicate per table, applied to every read of the table (see
+   * [`crate::RowFilterRules`]); absent: none.
+   */
+  rows?: RowFilterRules | null
   /**
    * Allowed / denied tables.
    */
@@ -255,6 +262,25 @@ export interface FunctionRules {
    * Names refused even when the dialect's list allows them.
    */
   deny?: string[]
+}
+/**
+ * The policy's `rows` section: `table = "predicate"` pairs, plus the views that may still be
+ * read while row filters are in force.
+ *
+ * ```toml
+ * [rows]
+ * invoice = "customer_id = :tenant"
+ * invoice_line = "invoice_id IN (SELECT invoice_id FROM invoice WHERE customer_id = :tenant)"
+ * trusted_views = ["invoice_summary"]
+ * ```
+ */
+export interface RowFilterRules {
+  /**
+   * Views that may be read while row filters are in force. A view reads its base tables
+   * without the filters, so every other view the catalog knows is refused.
+   */
+  trusted_views?: string[]
+  [k: string]: string | string[] | undefined
 }
 /**
  * Which tables may be read.
@@ -415,6 +441,10 @@ export interface ApprovedJson {
    */
   query_class: QueryClass
   /**
+   * Row filters applied (the policy's table names), sorted; absent when none.
+   */
+  row_filters?: string[]
+  /**
    * SQL regenerated from the checked tree, row cap applied. Execute this.
    */
   sql: string
@@ -496,6 +526,11 @@ export interface ApprovedMutationJson {
    * `mutation_create` (INSERT, UPDATE, MERGE without DELETE) or `mutation_delete`.
    */
   query_class: QueryClass
+  /**
+   * Row filters applied, to the target and to the tables read (the policy's table names),
+   * sorted; absent when none.
+   */
+  row_filters?: string[]
   /**
    * SQL regenerated from the checked tree. Execute this.
    */

@@ -72,7 +72,7 @@ def test_the_rewrite_runs_on_sqlite_and_returns_only_the_tenants_rows() -> None:
 def test_mutations_take_vars_too() -> None:
     guard = Guard(rows=ROWS, writes={"tables": ["invoice"]})
     approved = guard.check_mutation("UPDATE invoice SET total = 0 WHERE invoice_id = 1", vars={"tenant": 4})
-    assert approved.sql.endswith("AND (invoice.customer_id = 4)")
+    assert approved.sql.endswith("WHERE (invoice.customer_id = 4) AND (invoice_id = 1)")
     assert approved.row_filters == ["invoice"]
     verdict = guard.mutation_verdict("INSERT INTO invoice (invoice_id) VALUES (1)", vars={"tenant": 4})
     assert verdict["error"]["code"] == "row_filter"

@@ -352,6 +352,8 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
         cte_shadows: bool,
         /// How the dialect stores an unquoted name: what a quoted name must equal exactly.
         upper: bool,
+        /// Filtered tables a grouped SELECT keeps in place, its WHERE holding their filter.
+        filtered_in_place: Vec<*const sqlparser::ast::ObjectName>,
     }
     impl Visitor for Bare {
         type Break = ();
@@ -362,6 +364,44 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
                     n == "orders" || n == "customer"
                 }) {
                     self.cte_shadows = true;
+                }
+            }
+            // A grouped SELECT keeps a filtered table in place and puts its filter first in
+            // the WHERE: `(q.tenant_id = 7)` for orders, `(q.id IN (SELECT customer_id FROM
+            // <filtered orders>` for customer, `q` its alias or name.
+            if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() {
+                let condition = select
+                    .selection
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
+                for twj in &select.from {
+                    for factor in
+                        std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation))
+                    {
+                        if let TableFactor::Table { name, alias, .. } = factor {
+                            let q = alias.as_ref().map_or_else(
+                                || name.0.last().map(ToString::to_string).unwrap_or_default(),
+                                |a| a.name.to_string(),
+                            );
+                            let orders = format!("({q}.tenant_id = 7)");
+                            let customer = format!(
+                                "({q}.id IN (SELECT customer_id FROM (SELECT * FROM orders AS \
+                                 sqlgate_filtered WHERE sqlgate_filtered.tenant_id = 7)"
+                            );
+                            let last = name.0.last().map(ToString::to_string).unwrap_or_default();
+                            let wanted = if last.eq_ignore_ascii_case("orders") {
+                                orders
+                            } else {
+                                customer
+                            };
+                            if condition.starts_with(&wanted)
+                                || condition.contains(&format!("AND {wanted}"))
+                            {
+                                self.filtered_in_place.push(std::ptr::from_ref(name));
+                            }
+                        }
+                    }
                 }
             }
             ControlFlow::Continue(())
@@ -385,8 +425,9 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
                 let inner = alias
                     .as_ref()
                     .is_some_and(|a| a.name.value == "sqlgate_filtered");
+                let in_place = self.filtered_in_place.contains(&std::ptr::from_ref(name));
                 if let Some(ObjectNamePart::Identifier(last)) = name.0.last() {
-                    if is_filtered(last) && !inner && self.found.is_none() {
+                    if is_filtered(last) && !inner && !in_place && self.found.is_none() {
                         self.found = Some(last.to_string());
                     }
                 }
@@ -398,6 +439,7 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
         found: None,
         cte_shadows: false,
         upper: dialect == Dialect::Snowflake,
+        filtered_in_place: Vec::new(),
     };
     let _ = statements.visit(&mut bare);
     if let (Some(table), false) = (&bare.found, bare.cte_shadows) {

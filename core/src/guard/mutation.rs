@@ -100,9 +100,7 @@ impl Guard {
             let filters = rows.matching(&found.target_parts);
             if !filters.is_empty() {
                 filter_target(statement, &found, rows, &filters, vars)?;
-                for &i in &filters {
-                    found.reads.row_filters.insert(rows.key(i).to_string());
-                }
+                found.reads.row_filters.extend(rows.applied_keys(&filters));
             }
         }
         Ok(found)

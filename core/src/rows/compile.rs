@@ -78,7 +78,23 @@ impl RowFilters {
                 select.projection = star.clone();
             }
         }
-        for index in expansion_order(&rows, &nested)? {
+        let order = expansion_order(&rows, &nested)?;
+        // Dependencies first: each filter's closure is its direct reads and their closures.
+        for &index in &order {
+            let mut reads = BTreeSet::new();
+            for r in nested.get(index).map(Vec::as_slice).unwrap_or_default() {
+                for &j in &r.filters {
+                    reads.insert(j);
+                    if let Some(dep) = rows.filters.get(j) {
+                        reads.extend(dep.reads.iter().copied());
+                    }
+                }
+            }
+            if let Some(filter) = rows.filters.get_mut(index) {
+                filter.reads = reads;
+            }
+        }
+        for index in order {
             let Some(filter) = rows.filters.get_mut(index) else {
                 continue;
             };
@@ -160,6 +176,7 @@ fn parse_filter(key: &str, predicate: &str, policy: &Policy) -> Result<RowFilter
         predicate,
         variables: qualify.variables,
         columns: qualify.columns,
+        reads: BTreeSet::new(),
     })
 }
 

@@ -75,6 +75,9 @@ struct RowFilter {
     variables: BTreeSet<String>,
     /// Columns of the table the predicate reads (folded): a mutation may not write them.
     columns: BTreeSet<String>,
+    /// The other filters this one applies through the filtered tables its predicate reads,
+    /// transitively (indices): a verdict lists them as applied too.
+    reads: BTreeSet<usize>,
 }
 
 /// A reference to a filtered table found by the walker.
@@ -120,6 +123,18 @@ impl RowFilters {
             .iter()
             .flat_map(|f| f.variables.iter().cloned())
             .collect()
+    }
+
+    /// The policy's names of filters `indices` and of the filters they apply in turn.
+    pub(crate) fn applied_keys(&self, indices: &[usize]) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for &i in indices {
+            if let Some(filter) = self.filters.get(i) {
+                out.insert(filter.key.clone());
+                out.extend(filter.reads.iter().map(|&j| self.key(j).to_string()));
+            }
+        }
+        out
     }
 
     /// The policy's name for filter `index`.

@@ -83,9 +83,9 @@ impl Walker<'_, '_> {
         if filters.is_empty() {
             return Ok(false);
         }
-        for &i in &filters {
-            self.analysis.row_filters.insert(rows.key(i).to_string());
-        }
+        self.analysis
+            .row_filters
+            .extend(rows.applied_keys(&filters));
         self.analysis.filtered.push(FilteredRef {
             address: std::ptr::from_ref(name) as usize,
             filters,
