@@ -123,6 +123,9 @@ pub struct Verdict {
     /// Row cap outcome (allowed only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<LimitInfo>,
+    /// Row filters applied (allowed only, when any was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_filters: Option<Vec<String>>,
     /// Why the payload was refused (refused only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<GuardError>,
@@ -156,6 +159,9 @@ pub struct MutationVerdict {
     /// Whether a condition restricts the rows touched (allowed only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub has_where: Option<bool>,
+    /// Row filters applied (allowed only, when any was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_filters: Option<Vec<String>>,
     /// Why the payload was refused (refused only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<GuardError>,
@@ -174,6 +180,7 @@ impl From<Result<ApprovedMutation, Rejection>> for MutationVerdict {
                 columns_written: Some(a.columns_written),
                 functions: Some(a.functions),
                 has_where: Some(a.has_where),
+                row_filters: non_empty(a.row_filters),
                 error: None,
             },
             Err(r) => MutationVerdict {
@@ -186,6 +193,7 @@ impl From<Result<ApprovedMutation, Rejection>> for MutationVerdict {
                 columns_written: None,
                 functions: None,
                 has_where: None,
+                row_filters: None,
                 error: Some(r.error),
             },
         }
@@ -220,6 +228,7 @@ impl From<Result<Approved, Rejection>> for Verdict {
                 },
                 functions: Some(a.functions),
                 limit: Some(a.limit),
+                row_filters: non_empty(a.row_filters),
                 error: None,
             },
             Err(r) => Verdict {
@@ -231,6 +240,7 @@ impl From<Result<Approved, Rejection>> for Verdict {
                 columns: None,
                 functions: None,
                 limit: None,
+                row_filters: None,
                 error: Some(r.error),
             },
         }
@@ -247,6 +257,11 @@ impl Verdict {
     pub fn to_json(&self) -> String {
         json_of(self)
     }
+}
+
+/// `None` for an empty list: the JSON leaves the field out.
+fn non_empty(list: Vec<String>) -> Option<Vec<String>> {
+    (!list.is_empty()).then_some(list)
 }
 
 /// The JSON Schema of `T`.
