@@ -642,3 +642,36 @@ async fn the_readme_principals_config() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Without principals, the server's own policy takes its row filters' values from the top-level
+/// `vars`; a variable missing there refuses to start.
+#[tokio::test]
+async fn the_server_policy_takes_top_level_vars() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let policy = "[policy]\ndialect = \"sqlite\"\nmax_rows = 100\n\
+                  rows = { orders = \"customer_id = :tenant\" }\n";
+    let path = write_config(dir.path(), &format!("demo = true\n{policy}"));
+    let out = refuse(&["--config", path.to_str().expect("path")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the server's policy: vars lacks `tenant`"),
+        "{stderr}"
+    );
+    let path = write_config(
+        dir.path(),
+        &format!("demo = true\nvars = {{ tenant = 3 }}\n{policy}"),
+    );
+    let cmd = tokio::process::Command::new(BIN).configure(|c| {
+        c.arg("serve").arg("--config").arg(&path);
+    });
+    let client = ().serve(TokioChildProcess::new(cmd).expect("spawn")).await.expect("client");
+    let customers = order_customers(&client).await;
+    assert!(
+        !customers.is_empty() && customers.iter().all(|c| *c == 3),
+        "{customers:?}"
+    );
+    let info = structured(&call(&client, "server_info", json!({})).await);
+    assert!(info.get("principal").is_none(), "{info}");
+    client.cancel().await.expect("stop");
+}
