@@ -58,9 +58,9 @@ pub use dialect::Dialect;
 pub use error::{ErrorCode, GuardError, Location, Stage};
 pub use guard::{classify, Guard};
 pub use policy::{
-    ColumnRules, FunctionRules, Policy, PolicyError, TableRules, WriteRules,
-    DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES,
-    DEFAULT_MAX_TOKENS,
+    ColumnRules, FunctionRules, Policy, PolicyError, PolicyLayer, TableRules, WriteLayer,
+    WriteRules, DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS,
+    DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
 };
 pub use rows::{RowFilterRules, VarValue, Vars};
 pub use verdict::{

@@ -174,6 +174,10 @@ pub struct ServeArgs {
     /// Name of the environment variable holding the HTTP bearer token.
     #[arg(long)]
     pub auth_token_env: Option<String>,
+    /// stdio: serve as this principal of the config file's `[[principals]]` (its policy, vars
+    /// and mode). Over HTTP the bearer token selects the principal.
+    #[arg(long)]
+    pub principal: Option<String>,
     /// Serve HTTP without a token (loopback only).
     #[arg(long)]
     pub allow_unauthenticated: bool,

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use sqlgate::{Dialect, Policy};
+use sqlgate::{Dialect, Policy, PolicyLayer, Vars};
 
 use crate::cli::{PolicyArgs, ServeArgs};
 use crate::mode::Mode;
@@ -186,6 +186,50 @@ pub struct FileConfig {
     pub duckdb_max_memory: Option<String>,
     /// DuckDB's worker threads.
     pub duckdb_threads: Option<u64>,
+    /// Row filter variables of the server's own policy (served without principals, or to the
+    /// `--auth-token-env` token).
+    #[serde(default)]
+    pub vars: Option<Vars>,
+    /// Principals: API keys, each with its own policy layer, variables and mode.
+    #[serde(default)]
+    pub principals: Vec<PrincipalFile>,
+}
+
+/// One `[[principals]]` entry of the settings file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrincipalFile {
+    /// Its name, in the audit log and for `--principal`.
+    pub name: String,
+    /// The environment variable holding its bearer token (HTTP).
+    pub token_env: String,
+    /// Values of its row filters' variables.
+    #[serde(default)]
+    pub vars: Vars,
+    /// Its policy, laid on top of the server's (it can only narrow it), inline.
+    pub policy: Option<PolicyLayer>,
+    /// Its policy from a file (JSON or TOML, relative to the config file).
+    pub policy_file: Option<PathBuf>,
+    /// Its mode; the server's when absent, never above it.
+    pub mode: Option<Mode>,
+}
+
+/// The principal name the `--auth-token-env` token gets when principals are configured.
+pub const DEFAULT_PRINCIPAL: &str = "default";
+
+/// A principal, resolved: what serves a request that carries its token.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    /// Its name.
+    pub name: String,
+    /// Its bearer token (HTTP); `None` over stdio, where no token is read.
+    pub token: Option<String>,
+    /// Row filter variables.
+    pub vars: Vars,
+    /// What it adds to the server's policy (`None`: the server's policy as is).
+    pub layer: Option<PolicyLayer>,
+    /// Its mode (already checked to be at most the server's).
+    pub mode: Mode,
 }
 
 /// Where the data comes from.
@@ -254,6 +298,11 @@ pub struct ServeConfig {
     pub duckdb_max_memory: Option<String>,
     /// DuckDB's worker threads.
     pub duckdb_threads: u64,
+    /// Row filter variables of the server's own policy.
+    pub vars: Vars,
+    /// The principals to serve: over HTTP each token selects one; over stdio only the one named
+    /// by `--principal`. Empty: the server's own policy, as before principals existed.
+    pub principals: Vec<Principal>,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -322,13 +371,30 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         .statement_timeout
         .or(file.statement_timeout)
         .unwrap_or(DEFAULT_STATEMENT_TIMEOUT);
+    let mode = args.mode.or(file.mode).unwrap_or_default();
+    let http = args.http.clone().or(file.http.clone());
+    let auth_token_env = args.auth_token_env.clone().or(file.auth_token_env.clone());
+    let allow_unauthenticated =
+        args.allow_unauthenticated || file.allow_unauthenticated.unwrap_or(false);
+    let principals = resolve_principals(
+        &file.principals,
+        &base_dir,
+        mode,
+        http.is_some(),
+        args.principal.as_deref(),
+        auth_token_env.as_deref(),
+        allow_unauthenticated,
+        file.vars.clone().unwrap_or_default(),
+    )?;
     Ok(ServeConfig {
+        vars: file.vars.clone().unwrap_or_default(),
+        principals,
         source,
         policy,
         policy_args: args.policy.clone(),
         file_max_rows: file.max_rows,
         statement_timeout,
-        mode: args.mode.or(file.mode).unwrap_or_default(),
+        mode,
         approval_timeout: args
             .approval_timeout
             .or(file.approval_timeout)
@@ -355,11 +421,10 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .max(1),
         require_read_only_role: args.require_read_only_role
             || file.require_read_only_role.unwrap_or(false),
-        http: args.http.clone().or(file.http),
+        http,
         stateless: args.stateless || file.stateless.unwrap_or(false),
-        auth_token_env: args.auth_token_env.clone().or(file.auth_token_env),
-        allow_unauthenticated: args.allow_unauthenticated
-            || file.allow_unauthenticated.unwrap_or(false),
+        auth_token_env,
+        allow_unauthenticated,
         allowed_origins: if args.allowed_origins.is_empty() {
             file.allowed_origins.unwrap_or_default()
         } else {
@@ -387,6 +452,157 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .unwrap_or(DEFAULT_DUCKDB_THREADS)
             .max(1),
     })
+}
+
+/// Reads a bearer token from the environment variable `var`; `what` names the setting.
+pub fn read_token(var: &str, what: &str) -> Result<String, ConfigError> {
+    match std::env::var(var) {
+        Ok(t) if !t.trim().is_empty() => Ok(t.trim().to_string()),
+        _ => Err(ConfigError(format!(
+            "{what} {var}: the variable is not set or empty"
+        ))),
+    }
+}
+
+/// Resolves `[[principals]]`: names, tokens (HTTP only), policy layers and modes; and which of
+/// them stdio serves (`--principal`). Errors name the principal and the field.
+#[allow(clippy::too_many_arguments)]
+fn resolve_principals(
+    entries: &[PrincipalFile],
+    base_dir: &Path,
+    server_mode: Mode,
+    http: bool,
+    chosen: Option<&str>,
+    auth_token_env: Option<&str>,
+    allow_unauthenticated: bool,
+    server_vars: Vars,
+) -> Result<Vec<Principal>, ConfigError> {
+    if entries.is_empty() {
+        return match chosen {
+            Some(name) => Err(ConfigError(format!(
+                "--principal {name}: the config file has no [[principals]]"
+            ))),
+            None => Ok(Vec::new()),
+        };
+    }
+    if http && chosen.is_some() {
+        return Err(ConfigError(
+            "--principal is for stdio; over HTTP each request's bearer token selects its principal"
+                .into(),
+        ));
+    }
+    if http && allow_unauthenticated {
+        return Err(ConfigError(
+            "--allow-unauthenticated cannot serve [[principals]]: each principal is chosen by its \
+             bearer token"
+                .into(),
+        ));
+    }
+    let mut out: Vec<Principal> = Vec::new();
+    for (i, p) in entries.iter().enumerate() {
+        let at = |field: &str| format!("principal `{}` (principals[{i}]): {field}", p.name);
+        let name = p.name.trim();
+        if name.is_empty() || name.chars().any(|c| c.is_control()) {
+            return Err(ConfigError(format!(
+                "principals[{i}]: name must be a non-empty name"
+            )));
+        }
+        if name == DEFAULT_PRINCIPAL {
+            return Err(ConfigError(format!(
+                "{}: `{DEFAULT_PRINCIPAL}` is reserved for the --auth-token-env token",
+                at("name")
+            )));
+        }
+        if out.iter().any(|o| o.name == name) {
+            return Err(ConfigError(format!(
+                "{}: two principals are named `{name}`",
+                at("name")
+            )));
+        }
+        let layer = match (&p.policy, &p.policy_file) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigError(format!(
+                    "{}: give `policy` or `policy_file`, not both",
+                    at("policy")
+                )))
+            }
+            (Some(l), None) => Some(l.clone()),
+            (None, Some(f)) => Some(
+                load_policy_layer(&base_dir.join(f))
+                    .map_err(|e| ConfigError(format!("{}: {e}", at("policy_file"))))?,
+            ),
+            (None, None) => None,
+        };
+        let mode = p.mode.unwrap_or(server_mode);
+        if mode.rank() > server_mode.rank() {
+            return Err(ConfigError(format!(
+                "{}: `{}` is above the server's mode `{}`; a principal may only narrow",
+                at("mode"),
+                mode.as_str(),
+                server_mode.as_str()
+            )));
+        }
+        let token = if http {
+            Some(read_token(&p.token_env, &at("token_env"))?)
+        } else {
+            None
+        };
+        out.push(Principal {
+            name: name.to_string(),
+            token,
+            vars: p.vars.clone(),
+            layer,
+            mode,
+        });
+    }
+    if http {
+        if let Some(var) = auth_token_env {
+            out.push(Principal {
+                name: DEFAULT_PRINCIPAL.to_string(),
+                token: Some(read_token(var, "--auth-token-env")?),
+                vars: server_vars,
+                layer: None,
+                mode: server_mode,
+            });
+        }
+        for (i, a) in out.iter().enumerate() {
+            if let Some(b) = out[..i].iter().find(|b| b.token == a.token) {
+                return Err(ConfigError(format!(
+                    "principals `{}` and `{}` have the same token: each needs its own",
+                    b.name, a.name
+                )));
+            }
+        }
+        return Ok(out);
+    }
+    let Some(name) = chosen else {
+        let names: Vec<&str> = out.iter().map(|p| p.name.as_str()).collect();
+        return Err(ConfigError(format!(
+            "the config file has [[principals]]; over stdio pass --principal NAME ({})",
+            names.join(", ")
+        )));
+    };
+    match out.into_iter().find(|p| p.name == name) {
+        Some(p) => Ok(vec![p]),
+        None => Err(ConfigError(format!(
+            "--principal {name}: no such principal in the config file"
+        ))),
+    }
+}
+
+/// Reads a principal's policy layer: `.toml` files are TOML, anything else JSON.
+pub fn load_policy_layer(path: &Path) -> Result<PolicyLayer, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("cannot read {}: {e}", path.display())))?;
+    let is_toml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    let parsed = if is_toml {
+        toml::from_str::<PolicyLayer>(&text).map_err(|e| e.to_string())
+    } else {
+        serde_json::from_str::<PolicyLayer>(&text).map_err(|e| e.to_string())
+    };
+    parsed.map_err(|e| ConfigError(format!("{}: {e}", path.display())))
 }
 
 impl ServeConfig {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sqlgate::{Guard, Policy, QueryClass, Verdict};
+use sqlgate::{Dialect, Guard, Policy, QueryClass, Vars, Verdict};
 
 use crate::backend::cost::CostCap;
 use crate::backend::{to_catalog, Backend, DbError, QueryLimits, ResultColumn, TableDetail};
@@ -33,6 +33,9 @@ pub struct TableSummary {
     pub estimated_rows: Option<i64>,
     /// Comment.
     pub comment: Option<String>,
+    /// True when a row filter limits the rows a query sees in it (queries see only the rows
+    /// this connection is allowed).
+    pub row_filtered: bool,
 }
 
 /// Output of `list_tables`.
@@ -161,9 +164,12 @@ struct Snapshot {
     writable: Arc<Vec<String>>,
 }
 
-/// Backend + guard + catalog.
+/// Backend + guard + catalog, for one principal (or the server's own policy): several engines
+/// may share one backend (its pool), each with its own policy, variables and mode.
 pub struct Engine {
-    backend: Backend,
+    backend: Arc<Backend>,
+    principal: Option<String>,
+    vars: Vars,
     config: EngineConfig,
     snapshot: RwLock<Arc<Snapshot>>,
     enabled_tools: Option<Vec<String>>,
@@ -224,14 +230,27 @@ pub fn is_table_path(name: &str) -> bool {
 impl Engine {
     /// Connects the engine: introspects the database and builds the guard.
     pub async fn new(backend: Backend, config: EngineConfig) -> Result<Engine, String> {
+        Self::with_vars(Arc::new(backend), config, None, Vars::new()).await
+    }
+
+    /// An engine over a shared `backend` serving `principal` (named in every audit record)
+    /// with `vars` bound to its row filters in every check.
+    pub async fn with_vars(
+        backend: Arc<Backend>,
+        config: EngineConfig,
+        principal: Option<String>,
+        vars: Vars,
+    ) -> Result<Engine, String> {
         Guard::new(config.policy.clone()).map_err(|e| e.to_string())?;
         let tables = backend
             .introspect()
             .await
             .map_err(|e| format!("cannot read the schema: {e}"))?;
-        let snapshot = build_snapshot(&config.policy, tables)?;
+        let snapshot = build_snapshot(&config.policy, tables, &vars)?;
         Ok(Engine {
             backend,
+            principal,
+            vars,
             config,
             snapshot: RwLock::new(Arc::new(snapshot)),
             enabled_tools: None,
@@ -275,6 +294,21 @@ impl Engine {
     /// The backend.
     pub fn backend(&self) -> &Backend {
         &self.backend
+    }
+
+    /// The backend, to share with another engine.
+    pub fn shared_backend(&self) -> Arc<Backend> {
+        self.backend.clone()
+    }
+
+    /// The principal this engine serves (`None`: the server's own policy, no principals).
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+
+    /// The row filter variables bound in every check.
+    pub fn vars(&self) -> &Vars {
+        &self.vars
     }
 
     /// The write mode.
@@ -322,7 +356,7 @@ impl Engine {
             .introspect()
             .await
             .map_err(|e| ToolError::from_db(&e))?;
-        let snapshot = build_snapshot(&self.config.policy, tables)
+        let snapshot = build_snapshot(&self.config.policy, tables, &self.vars)
             .map_err(|m| ToolError::bad_request(m, None))?;
         match self.snapshot.write() {
             Ok(mut s) => *s = Arc::new(snapshot),
@@ -350,6 +384,7 @@ impl Engine {
                     kind: t.kind.clone(),
                     estimated_rows: t.estimated_rows,
                     comment: t.comment.clone(),
+                    row_filtered: t.row_filtered,
                 })
                 .collect(),
         })
@@ -366,7 +401,7 @@ impl Engine {
         let snap = self.snapshot();
         let approved = snap
             .guard
-            .check(&format!("SELECT 1 FROM {}", name.trim()))
+            .check_with(&format!("SELECT 1 FROM {}", name.trim()), &self.vars)
             .map_err(|r| {
                 // The location and class would describe the internal `SELECT 1 FROM ...`, not
                 // anything the agent wrote.
@@ -437,7 +472,7 @@ impl Engine {
     /// `validate_query`: the guard's verdict, no execution; a refusal's hint names the tool that
     /// helps (see [`hints`]).
     pub fn validate(&self, sql: &str) -> Verdict {
-        let mut verdict = self.guard().verdict(sql);
+        let mut verdict = self.guard().verdict_with(sql, &self.vars);
         let writes = self.config.mode.writes();
         if let Some(e) = verdict.error.as_mut() {
             let hint = hints::with_tool(e.code, e.hint.as_deref());
@@ -452,7 +487,7 @@ impl Engine {
         let guard = self.guard();
         // One row more than the cap, so that the extra row tells whether the cap cut the result.
         let fetch_cap = self.config.policy.max_rows.map(|n| n.saturating_add(1));
-        let approved = match guard.check_with_row_cap(sql, fetch_cap) {
+        let approved = match guard.check_with_vars_and_row_cap(sql, &self.vars, fetch_cap) {
             Ok(a) => a,
             Err(r) => {
                 trace.query_class = Some(r.query_class);
@@ -503,14 +538,46 @@ impl Engine {
     }
 }
 
+/// A table's name as SQL: each part quoted the dialect's way, exactly as the engine stores it.
+fn quoted_name(t: &TableDetail, dialect: Dialect) -> String {
+    let quote = |part: &str| match dialect {
+        Dialect::Mysql => format!("`{}`", part.replace('`', "``")),
+        _ => quote_ident(part),
+    };
+    name_parts(t)
+        .iter()
+        .map(|p| quote(p))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// The guard for the caller's policy plus the catalog, and the tables it lets queries read, with
-/// their protected columns marked (core decides both: `table_allowed`, `column_protected`).
-fn build_snapshot(policy: &Policy, mut tables: Vec<TableDetail>) -> Result<Snapshot, String> {
+/// their protected columns and row filters marked (core decides all three: `table_allowed`,
+/// `column_protected`, and, under row filters, whether `SELECT 1 FROM t` with the caller's
+/// variables is approved and which filters it applies).
+fn build_snapshot(
+    policy: &Policy,
+    mut tables: Vec<TableDetail>,
+    vars: &Vars,
+) -> Result<Snapshot, String> {
     let mut guard_policy = policy.clone();
     guard_policy.catalog = Some(to_catalog(&tables));
     let guard = Guard::new(guard_policy).map_err(|e| e.to_string())?;
     let writable = writable_tables(&guard, &tables);
     tables.retain(|t| guard.table_allowed(&name_parts(t)));
+    if guard.has_row_filters() {
+        // Under row filters a view (other than a trusted one) cannot be read: not listed.
+        let dialect = policy.dialect;
+        tables.retain_mut(|t| {
+            match guard.check_with(&format!("SELECT 1 FROM {}", quoted_name(t, dialect)), vars) {
+                Ok(approved) => {
+                    t.row_filtered = !approved.row_filters.is_empty();
+                    true
+                }
+                Err(_) => false,
+            }
+        });
+    }
     // A key into (or from) a table the agent may not read would name it and its columns.
     let allowed = |schema: &Option<String>, name: &str| match schema {
         Some(s) => guard.table_allowed(&[s.as_str(), name]),

@@ -12,6 +12,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use sha2::{Digest, Sha256};
+use subtle::ConditionallySelectable;
 use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
@@ -46,8 +48,49 @@ pub fn check_bind(addr: &SocketAddr, token: Option<&str>) -> Result<(), String> 
 
 #[derive(Clone)]
 struct Gate {
-    token: Option<Arc<Vec<u8>>>,
     max_body_bytes: usize,
+}
+
+/// One principal over HTTP: its bearer token and the engine (policy, vars, mode) serving it.
+#[derive(Clone)]
+pub struct HttpRoute {
+    /// Bearer token; `None` only for one route, with `--allow-unauthenticated` on loopback.
+    pub token: Option<String>,
+    /// The engine serving requests carrying this token.
+    pub engine: Arc<Engine>,
+}
+
+/// SHA-256 of a token: every comparison is over 32 bytes, so neither a token's length nor its
+/// content leaks through timing.
+fn token_digest(token: &[u8]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&Sha256::digest(token));
+    out
+}
+
+/// The bearer token of a request's `Authorization` header.
+fn bearer_of(header_value: Option<&str>) -> Option<&str> {
+    let v = header_value?;
+    let given = v
+        .strip_prefix("Bearer ")
+        .or_else(|| v.strip_prefix("bearer "))?;
+    Some(given.trim())
+}
+
+/// The index of the route whose token `given` is, comparing against every token in constant
+/// time, all of them every time (no early exit: the match's position does not show).
+pub fn route_for(given: Option<&str>, digests: &[[u8; 32]]) -> Option<usize> {
+    let digest = token_digest(given.unwrap_or_default().as_bytes());
+    let mut found: u32 = 0;
+    for (i, d) in digests.iter().enumerate() {
+        let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        found.conditional_assign(&index, digest.ct_eq(d));
+    }
+    // A request without a token matches nothing, even a (refused at start) empty token.
+    if given.is_none() || found == 0 {
+        return None;
+    }
+    usize::try_from(found - 1).ok()
 }
 
 /// True when `header_value` is `Bearer <token>` with the expected token (constant time).
@@ -62,21 +105,42 @@ pub fn bearer_matches(header_value: Option<&str>, expected: &[u8]) -> bool {
     bool::from(given.trim().as_bytes().ct_eq(expected))
 }
 
-async fn gate(State(g): State<Gate>, req: Request, next: Next) -> Response {
-    if let Some(expected) = &g.token {
-        let value = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok());
-        if !bearer_matches(value, expected) {
-            return (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                "missing or wrong bearer token\n",
-            )
-                .into_response();
+fn unauthorized() -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, "Bearer")],
+        "missing or wrong bearer token\n",
+    )
+        .into_response()
+}
+
+/// The services of every route, and their tokens' digests (`None`: no token, one route).
+struct Dispatch<M: SessionManager> {
+    digests: Option<Vec<[u8; 32]>>,
+    services: Vec<StreamableHttpService<SqlGateServer, M>>,
+}
+
+/// Picks the route from the bearer token before rmcp sees the request: each principal has its
+/// own service and session manager, so a session id is known only to the principal that opened
+/// it (another principal's token on it gets rmcp's 404 "session not found").
+async fn dispatch<M: SessionManager>(State(d): State<Arc<Dispatch<M>>>, req: Request) -> Response {
+    let index = match &d.digests {
+        None => Some(0),
+        Some(digests) => {
+            let value = req
+                .headers()
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok());
+            route_for(bearer_of(value), digests)
         }
+    };
+    match index.and_then(|i| d.services.get(i)) {
+        Some(service) => service.handle(req).await.into_response(),
+        None => unauthorized(),
     }
+}
+
+async fn gate(State(g): State<Gate>, req: Request, next: Next) -> Response {
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -101,9 +165,42 @@ fn service<M: SessionManager>(
     )
 }
 
+fn router<M: SessionManager + Default>(
+    routes: Vec<HttpRoute>,
+    audit: &Audit,
+    config: &StreamableHttpServerConfig,
+) -> axum::Router {
+    let digests = routes
+        .iter()
+        .map(|r| r.token.as_ref().map(|t| token_digest(t.as_bytes())))
+        .collect::<Option<Vec<_>>>();
+    let services = routes
+        .into_iter()
+        .map(|r| service(r.engine, audit.clone(), M::default(), config.clone()))
+        .collect();
+    let state = Arc::new(Dispatch { digests, services });
+    axum::Router::new().route("/mcp", axum::routing::any(dispatch::<M>).with_state(state))
+}
+
 /// Serves MCP over HTTP at `/mcp` until `shutdown` is cancelled. Reports the bound address.
 pub async fn serve_http(
     engine: Arc<Engine>,
+    audit: Audit,
+    opts: HttpOptions,
+    shutdown: CancellationToken,
+    bound: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
+) -> Result<(), String> {
+    let routes = vec![HttpRoute {
+        token: opts.token.clone(),
+        engine,
+    }];
+    serve_http_routes(routes, audit, opts, shutdown, bound).await
+}
+
+/// [`serve_http`] for several principals: the bearer token of each request selects its route
+/// (`opts.token` is not read). Every route needs a token, unless there is exactly one.
+pub async fn serve_http_routes(
+    routes: Vec<HttpRoute>,
     audit: Audit,
     opts: HttpOptions,
     shutdown: CancellationToken,
@@ -113,7 +210,11 @@ pub async fn serve_http(
         .addr
         .parse()
         .map_err(|_| format!("`{}` is not an address like 127.0.0.1:8765", opts.addr))?;
-    check_bind(&addr, opts.token.as_deref())?;
+    let tokenless = routes.iter().filter(|r| r.token.is_none()).count();
+    if routes.is_empty() || (tokenless > 0 && routes.len() > 1) {
+        return Err("every principal needs a bearer token".into());
+    }
+    check_bind(&addr, routes.first().and_then(|r| r.token.as_deref()))?;
     let mut config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(opts.max_body_bytes)
         .with_cancellation_token(shutdown.child_token())
@@ -131,18 +232,11 @@ pub async fn serve_http(
         config = config.with_json_response(true);
     }
     let router = if opts.stateless {
-        axum::Router::new().nest_service(
-            "/mcp",
-            service(engine, audit, NeverSessionManager::default(), config),
-        )
+        router::<NeverSessionManager>(routes, &audit, &config)
     } else {
-        axum::Router::new().nest_service(
-            "/mcp",
-            service(engine, audit, LocalSessionManager::default(), config),
-        )
+        router::<LocalSessionManager>(routes, &audit, &config)
     };
     let gate_state = Gate {
-        token: opts.token.map(|t| Arc::new(t.into_bytes())),
         max_body_bytes: opts.max_body_bytes,
     };
     let router = router.layer(middleware::from_fn_with_state(gate_state, gate));
@@ -172,6 +266,21 @@ mod tests {
         assert!(!bearer_matches(Some("Bearer s3cre"), b"s3cret"));
         assert!(!bearer_matches(Some("s3cret"), b"s3cret"));
         assert!(!bearer_matches(None, b"s3cret"));
+    }
+
+    #[test]
+    fn routes_by_token() {
+        let digests: Vec<[u8; 32]> = ["alpha", "beta", "gamma"]
+            .iter()
+            .map(|t| token_digest(t.as_bytes()))
+            .collect();
+        assert_eq!(route_for(Some("alpha"), &digests), Some(0));
+        assert_eq!(route_for(Some("gamma"), &digests), Some(2));
+        assert_eq!(route_for(Some("gamm"), &digests), None);
+        assert_eq!(route_for(Some(""), &digests), None);
+        assert_eq!(route_for(None, &digests), None);
+        assert_eq!(bearer_of(Some("Bearer  beta ")), Some("beta"));
+        assert_eq!(bearer_of(Some("Basic beta")), None);
     }
 
     #[test]

@@ -33,6 +33,17 @@ impl Mode {
         }
     }
 
+    /// How much the mode lets happen without a person: `read_only` < `safe` < `delete_safe` <
+    /// `full_access`. A principal's mode may not rank above the server's.
+    pub fn rank(self) -> u8 {
+        match self {
+            Mode::ReadOnly => 0,
+            Mode::Safe => 1,
+            Mode::DeleteSafe => 2,
+            Mode::FullAccess => 3,
+        }
+    }
+
     /// True when the mode offers `run_mutation`.
     pub fn writes(self) -> bool {
         self != Mode::ReadOnly

@@ -118,11 +118,13 @@ impl Engine {
 
     /// Core's mutation check; a refusal's hint names the tool that helps.
     fn check_for_mutation(&self, sql: &str) -> Result<ApprovedMutation, (QueryClass, ToolError)> {
-        self.guard().check_mutation(sql).map_err(|r| {
-            let mut e = ToolError::from_rejection(&r);
-            e.hint = hints::for_run_mutation(r.query_class, e.hint.as_deref());
-            (r.query_class, e)
-        })
+        self.guard()
+            .check_mutation_with(sql, self.vars())
+            .map_err(|r| {
+                let mut e = ToolError::from_rejection(&r);
+                e.hint = hints::for_run_mutation(r.query_class, e.hint.as_deref());
+                (r.query_class, e)
+            })
     }
 
     async fn preview_and_commit<F, Fut>(

@@ -86,6 +86,15 @@ pub fn instructions(engine: &Engine) -> String {
     if let Some(n) = engine.row_cap() {
         s.push_str(&format!(" Row cap: {n}."));
     }
+    if let Some(p) = engine.principal() {
+        s.push_str(&format!(" Principal: {p}."));
+    }
+    if engine.guard().has_row_filters() {
+        s.push_str(
+            " Some tables are row-filtered (list_tables marks them): every query sees only the \
+             rows you are allowed, whatever its WHERE.",
+        );
+    }
     s.push_str(&mode_instructions(engine));
     let warnings = engine.backend().role_warnings();
     if !engine.mode().writes() && !warnings.is_empty() {
@@ -139,6 +148,9 @@ pub struct ServerInfoOutput {
     pub row_cap: Option<u64>,
     /// The statement timeout, in milliseconds.
     pub statement_timeout_ms: u64,
+    /// The principal this session is served as; absent when the server has no principals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
     /// The audit log.
     pub audit: AuditInfo,
 }
@@ -226,6 +238,7 @@ impl SqlGateServer {
         let (client, version) = client_of(ctx);
         record.client = client;
         record.client_version = version;
+        record.principal = self.engine.principal().map(str::to_string);
         record.duration_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
         record.call_id = Some(ctx.id.to_string());
         record.session_id = session_of(ctx);
@@ -495,6 +508,7 @@ impl SqlGateServer {
             database: e.backend().kind().to_string(),
             mode: e.mode().as_str().to_string(),
             row_cap: e.row_cap(),
+            principal: e.principal().map(str::to_string),
             statement_timeout_ms: u64::try_from(e.statement_timeout().as_millis())
                 .unwrap_or(u64::MAX),
             audit: AuditInfo {

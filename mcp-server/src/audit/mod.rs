@@ -53,6 +53,10 @@ pub struct AuditRecord {
     pub client: Option<String>,
     /// Client version.
     pub client_version: Option<String>,
+    /// The principal the call was served as (its name, never its token); absent when the
+    /// server has no principals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
     /// Tool name.
     pub tool: String,
     /// What became of the call.
@@ -121,6 +125,7 @@ impl AuditRecord {
             time: String::new(),
             client: None,
             client_version: None,
+            principal: None,
             tool: tool.to_string(),
             decision,
             code: None,

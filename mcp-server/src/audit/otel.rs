@@ -97,6 +97,7 @@ fn attributes(body: &Value, dialect: &str) -> Vec<Value> {
         ("sqlgate.table", "table"),
         ("sqlgate.client.name", "client"),
         ("sqlgate.client.version", "client_version"),
+        ("sqlgate.principal", "principal"),
     ];
     for (key, field) in optional {
         if let Some(v) = s(field) {

@@ -392,6 +392,7 @@ fn introspect(conn: &Connection) -> duckdb::Result<Vec<TableDetail>> {
                 primary_key: Vec::new(),
                 foreign_keys: Vec::new(),
                 referenced_by: Vec::new(),
+                row_filtered: false,
             })
         })?
         .collect::<duckdb::Result<_>>()?;

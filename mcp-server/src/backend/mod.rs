@@ -203,6 +203,9 @@ pub struct TableDetail {
     pub foreign_keys: Vec<ForeignKeyDetail>,
     /// Foreign keys from other tables to this one.
     pub referenced_by: Vec<ReferencedBy>,
+    /// True when a row filter of the policy limits the rows a query sees in it.
+    #[serde(default)]
+    pub row_filtered: bool,
 }
 
 impl TableDetail {

@@ -680,6 +680,7 @@ async fn introspect(
             primary_key: Vec::new(),
             foreign_keys: Vec::new(),
             referenced_by: Vec::new(),
+            row_filtered: false,
             name,
         })
         .collect();

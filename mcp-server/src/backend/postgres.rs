@@ -498,6 +498,7 @@ impl PgBackend {
                 primary_key: Vec::new(),
                 foreign_keys: Vec::new(),
                 referenced_by: Vec::new(),
+                row_filtered: false,
             });
         }
         let index = |oid: u32| oids.iter().position(|o| *o == oid);

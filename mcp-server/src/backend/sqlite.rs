@@ -247,6 +247,7 @@ fn introspect(conn: &Connection) -> Result<Vec<TableDetail>, DbError> {
             primary_key: pk.into_iter().map(|(_, c)| c).collect(),
             foreign_keys,
             referenced_by: Vec::new(),
+            row_filtered: false,
         });
     }
     Ok(tables)
