@@ -637,6 +637,19 @@ async fn the_readme_principals_config() {
         )
         .await;
         assert_eq!(r.is_error, Some(tenant == 42), "{r:?}");
+        // customer is filtered too: each key sees its own customer row only.
+        let r = call(
+            &client,
+            "run_query",
+            json!({"sql": "SELECT customer_id FROM customer"}),
+        )
+        .await;
+        let rows = structured(&r)["rows"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(rows.len(), 1, "{r:?}");
+        assert_eq!(rows[0]["customer_id"], tenant, "{r:?}");
         client.cancel().await.expect("stop");
     }
     let _ = child.kill();
