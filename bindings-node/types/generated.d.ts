@@ -408,6 +408,10 @@ export interface Verdict {
    */
   query_class: QueryClass
   /**
+   * Row filters applied (allowed only, when any was).
+   */
+  row_filters?: string[] | null
+  /**
    * The SQL to execute (allowed only).
    */
   sql?: string | null
@@ -486,6 +490,10 @@ export interface MutationVerdict {
    * Most privileged class among the payload's statements.
    */
   query_class: QueryClass
+  /**
+   * Row filters applied (allowed only, when any was).
+   */
+  row_filters?: string[] | null
   /**
    * The SQL to execute (allowed only).
    */
