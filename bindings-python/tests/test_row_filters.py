@@ -54,17 +54,17 @@ def test_the_rewrite_runs_on_sqlite_and_returns_only_the_tenants_rows() -> None:
         "CREATE TABLE invoice (invoice_id INTEGER, customer_id INTEGER);"
         "INSERT INTO invoice VALUES (1, 1), (2, 1), (3, 2);"
         "CREATE TABLE invoice_line (invoice_id INTEGER, amount INTEGER);"
-        "INSERT INTO invoice_line VALUES (1, 10), (2, 20), (3, 30);"
+        "INSERT INTO invoice_line VALUES (1, 10), (2, 20), (3, 35);"
     )
     guard = Guard(dialect="sqlite", rows=ROWS, max_rows=None)
     escape = (
-        "WITH invoice AS (SELECT * FROM invoice) "
-        "SELECT sum(amount) FROM invoice_line WHERE invoice_id IN (SELECT invoice_id FROM invoice)"
+        "WITH everything AS (SELECT * FROM invoice) "
+        "SELECT sum(amount) FROM invoice_line WHERE invoice_id IN (SELECT invoice_id FROM everything)"
     )
     approved = guard.check(escape, vars={"tenant": 1})
     assert db.execute(approved.sql).fetchall() == [(30,)]
     approved = guard.check(escape, vars={"tenant": 2})
-    assert db.execute(approved.sql).fetchall() == [(30,)]
+    assert db.execute(approved.sql).fetchall() == [(35,)]
     approved = guard.check("SELECT invoice_id FROM invoice ORDER BY 1", vars={"tenant": 2})
     assert db.execute(approved.sql).fetchall() == [(3,)]
 

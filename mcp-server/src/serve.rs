@@ -241,12 +241,16 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
     .await?;
     engine.set_enabled_tools(check_tools(cfg.enabled_tools.clone())?);
     engine.set_cost_cap(cfg.cost_cap);
-    if cfg.cost_cap.is_set()
-        && !matches!(engine.backend(), Backend::Postgres(_) | Backend::Mysql(_))
-    {
+    if cfg.cost_cap.is_set() && matches!(engine.backend(), Backend::Sqlite(_)) {
         eprintln!(
             "sqlgate-mcp: warning: {} gives no cost estimate here; --max-cost and --max-estimated-rows do not apply",
             engine.backend().kind()
+        );
+    }
+    #[cfg(feature = "duckdb")]
+    if cfg.cost_cap.max_cost.is_some() && matches!(engine.backend(), Backend::Duckdb(_)) {
+        eprintln!(
+            "sqlgate-mcp: warning: DuckDB estimates rows, not cost; --max-cost does not apply (--max-estimated-rows does)"
         );
     }
     check_writes(&engine).await?;

@@ -674,3 +674,43 @@ async fn serve_refuses_write_modes_and_missing_files() {
     assert_eq!(err.code, DbErrorCode::DatabaseUnavailable);
     assert!(!missing.exists(), "opening must not create the file");
 }
+
+/// DuckDB's planner estimate (`EXPLAIN (FORMAT json)`): a cross product of Chinook's two largest
+/// tables is refused under a row cap before it runs, with a hint naming them; a joined query
+/// passes; `validate_query` reports the estimate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cost_cap_refuses_a_cross_product_before_it_runs() {
+    use sqlgate_mcp::backend::cost::CostCap;
+    let Some(f) = fixture() else { return };
+    let backend = DuckdbBackend::open(&f.db, &DuckdbOptions::default()).expect("open read-only");
+    let mut e = Engine::new(
+        Backend::Duckdb(backend),
+        EngineConfig::read_only(duckdb_policy(100), Duration::from_secs(10)),
+    )
+    .await
+    .expect("engine");
+    e.set_cost_cap(CostCap {
+        max_cost: None,
+        max_estimated_rows: Some(1_000_000),
+    });
+    let (r, _) = e
+        .run_query("SELECT * FROM playlist_track, track LIMIT 100")
+        .await;
+    let err = r.expect_err("refused");
+    assert_eq!(err.code.as_str(), "too_expensive", "{err:?}");
+    let hint = err.hint.unwrap_or_default();
+    assert!(
+        hint.contains("playlist_track and track without a join condition"),
+        "{hint}"
+    );
+    let joined = "SELECT t.name, count(*) AS n FROM playlist_track pt \
+                  JOIN track t ON t.track_id = pt.track_id GROUP BY t.name";
+    let (r, _) = e.run_query(joined).await;
+    assert!(r.is_ok(), "a joined query passes: {r:?}");
+    let server = SqlGateServer::new(Arc::new(e), Audit::stderr());
+    let client = serve_in_process(server).await;
+    let r = call(&client, "validate_query", json!({"sql": joined})).await;
+    let estimate = &structured(&r)["estimate"];
+    assert!(estimate["rows"].as_f64().is_some_and(|n| n >= 1.0), "{r:?}");
+    assert!(estimate["over_cap"].is_null(), "{r:?}");
+}

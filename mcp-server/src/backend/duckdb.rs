@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use base64::Engine;
 use duckdb::arrow::array::{Array, AsArray};
@@ -138,6 +139,40 @@ impl DuckdbBackend {
             move || {
                 run(&conn, &sql, limits, &timed_out)
                     .map_err(|e| map_err(e, timed_out.load(Ordering::SeqCst)))
+            },
+        )
+        .await
+    }
+
+    /// The planner's estimate of approved `sql` (`EXPLAIN (FORMAT json)`), interrupted at
+    /// `timeout` as a query is.
+    pub async fn estimate(
+        &self,
+        sql: &str,
+        timeout: Duration,
+    ) -> Result<Option<super::cost::Estimate>, DbError> {
+        let conn = self.connect()?;
+        let interrupt = conn.interrupt_handle();
+        let timed_out = Arc::new(AtomicBool::new(false));
+        let flag = timed_out.clone();
+        let explain = format!("EXPLAIN (FORMAT json) {sql}");
+        super::interruptible(
+            timeout,
+            move || {
+                flag.store(true, Ordering::SeqCst);
+                interrupt.interrupt();
+            },
+            move || {
+                let text: String = conn
+                    .query_row(&explain, [], |r| r.get(1))
+                    .map_err(|e| map_err(e, timed_out.load(Ordering::SeqCst)))?;
+                let plan: Value = serde_json::from_str(&text).map_err(|e| {
+                    DbError::new(
+                        DbErrorCode::DatabaseError,
+                        format!("DuckDB's EXPLAIN output is not JSON: {e}"),
+                    )
+                })?;
+                Ok(super::cost::from_duckdb_plan(&plan))
             },
         )
         .await

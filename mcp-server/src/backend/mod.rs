@@ -489,9 +489,8 @@ impl Backend {
             Backend::Sqlite(_) => Ok(None),
             Backend::Postgres(b) => b.estimate(sql, timeout).await,
             Backend::Mysql(b) => b.estimate(sql, timeout).await,
-            // DuckDB's EXPLAIN gives no machine-readable estimate here yet: no cap applies.
             #[cfg(feature = "duckdb")]
-            Backend::Duckdb(_) => Ok(None),
+            Backend::Duckdb(b) => b.estimate(sql, timeout).await,
         }
     }
 
