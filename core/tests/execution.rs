@@ -14,7 +14,7 @@ use std::path::Path;
 use rusqlite::{types::ValueRef, Connection, OpenFlags};
 use sqlgate::{Dialect, Guard, Policy};
 
-use common::{corpus_dir, guard, in_ci, read_jsonl};
+use common::{corpus_dir, guard, read_jsonl};
 
 fn sqlite_rows(conn: &Connection, sql: &str) -> Result<Vec<String>, String> {
     let mut stmt = conn.prepare(sql).map_err(|e| e.to_string())?;
@@ -103,19 +103,6 @@ fn spider_dev_same_rows_on_sqlite() {
     assert!(compared > 900, "only {compared} queries compared");
 }
 
-/// A connection to the Chinook database, or `None` (with a message; a panic in CI).
-fn chinook() -> Option<postgres::Client> {
-    let Ok(url) = std::env::var("SQLGATE_CHINOOK_URL") else {
-        assert!(
-            !in_ci(),
-            "SQLGATE_CHINOOK_URL is not set; CI requires the PostgreSQL tests"
-        );
-        eprintln!("SKIPPED: SQLGATE_CHINOOK_URL not set (scripts/test.sh starts a cluster); PostgreSQL tests did not run");
-        return None;
-    };
-    Some(postgres::Client::connect(&url, postgres::NoTls).expect("connect to SQLGATE_CHINOOK_URL"))
-}
-
 fn pg_rows(client: &mut postgres::Client, sql: &str) -> Result<Vec<String>, String> {
     let messages = client.simple_query(sql).map_err(|e| e.to_string())?;
     let mut out: Vec<String> = messages
@@ -137,7 +124,9 @@ fn pg_rows(client: &mut postgres::Client, sql: &str) -> Result<Vec<String>, Stri
 #[test]
 fn chinook_gold_same_rows_on_postgres() {
     let Some(dir) = corpus_dir() else { return };
-    let Some(mut client) = chinook() else { return };
+    let Some(mut client) = common::chinook_client("PostgreSQL tests") else {
+        return;
+    };
     let rows = read_jsonl(&dir.join("chinook/chinook_gold_postgres.jsonl"));
     let uncapped = guard(Dialect::Postgres, None);
     let capped = guard(Dialect::Postgres, Some(5));
@@ -186,7 +175,9 @@ fn chinook_gold_same_rows_on_postgres() {
 #[test]
 fn chinook_access_policy_matches_postgres_privileges() {
     let Some(dir) = corpus_dir() else { return };
-    let Some(mut client) = chinook() else { return };
+    let Some(mut client) = common::chinook_client("PostgreSQL tests") else {
+        return;
+    };
     client
         .batch_execute(
             "DO $$ BEGIN

@@ -16,7 +16,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{corpus_dir, in_ci, read_jsonl};
+use common::{corpus_dir, read_jsonl};
 use sqlgate::{Guard, Policy, Vars};
 
 const ROLE: &str = "sqlgate_rls_tenant";
@@ -369,23 +369,12 @@ fn same_without_limit(
     )
 }
 
-/// A superuser connection to Chinook, or `None` (with a message; a panic in CI).
-fn chinook() -> Option<postgres::Client> {
-    let Ok(url) = std::env::var("SQLGATE_CHINOOK_URL") else {
-        assert!(
-            !in_ci(),
-            "SQLGATE_CHINOOK_URL is not set; CI requires the PostgreSQL tests"
-        );
-        eprintln!("SKIPPED: SQLGATE_CHINOOK_URL not set (scripts/test.sh starts a cluster); row filters vs RLS did not run");
-        return None;
-    };
-    Some(postgres::Client::connect(&url, postgres::NoTls).expect("connect to SQLGATE_CHINOOK_URL"))
-}
-
 #[test]
 fn row_filters_match_postgres_row_level_security() {
     let Some(dir) = corpus_dir() else { return };
-    let Some(mut client) = chinook() else { return };
+    let Some(mut client) = common::chinook_client("row filters vs RLS") else {
+        return;
+    };
     client
         .batch_execute(&format!(
             "DO $$ BEGIN

@@ -4,14 +4,14 @@
 //! reads replaced by their own filters (a cycle is a policy error).
 
 use std::collections::BTreeSet;
-use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, Ident, Query, SelectItem, SetExpr, Statement, TableAlias, TableFactor, Value, VisitMut,
-    VisitorMut,
+    Expr, Ident, Query, SelectItem, SetExpr, Statement, TableAlias, TableFactor, Value,
 };
 
-use super::{rewrite_reads, FilteredRef, RowFilter, RowFilterRules, RowFilters, INNER_ALIAS};
+use super::{
+    rewrite_reads, visit_levels, FilteredRef, RowFilter, RowFilterRules, RowFilters, INNER_ALIAS,
+};
 use crate::access::AccessPolicy;
 use crate::functions::FunctionPolicy;
 use crate::names::{fold_ident, fold_object_name, Pattern, PatternPart};
@@ -154,18 +154,7 @@ fn parse_filter(key: &str, predicate: &str, policy: &Policy) -> Result<RowFilter
         return Err(error(format!("`{key}` is not a table name")));
     };
     let last = table_name.last().cloned().unwrap_or_default();
-    let mut qualify = Qualify {
-        dialect,
-        table: last,
-        depth: 0,
-        columns: BTreeSet::new(),
-        variables: BTreeSet::new(),
-        problem: None,
-    };
-    let _ = template.visit(&mut qualify);
-    if let Some(problem) = qualify.problem {
-        return Err(error(problem));
-    }
+    let names = qualify(&mut template, dialect, &last).map_err(&error)?;
     let predicate = where_of(&template)
         .cloned()
         .ok_or_else(|| error("the predicate is empty".to_string()))?;
@@ -174,8 +163,8 @@ fn parse_filter(key: &str, predicate: &str, policy: &Policy) -> Result<RowFilter
         pattern,
         template,
         predicate,
-        variables: qualify.variables,
-        columns: qualify.columns,
+        variables: names.variables,
+        columns: names.columns,
         reads: BTreeSet::new(),
     })
 }
@@ -319,64 +308,55 @@ fn predicate_refused(error: &crate::error::GuardError) -> String {
     }
 }
 
-/// Qualifies the predicate's own column references (outside its sub-queries) with the inner
-/// alias, and collects its variables and columns.
-struct Qualify {
-    dialect: crate::dialect::Dialect,
-    /// The filtered table's (folded) name: a column qualified with it is one of its columns.
-    table: String,
-    depth: usize,
+/// What the predicate reads: its variables, and its table's columns it names (folded).
+#[derive(Default)]
+struct Names {
     columns: BTreeSet<String>,
     variables: BTreeSet<String>,
-    problem: Option<String>,
 }
 
-impl VisitorMut for Qualify {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth = self.depth.saturating_sub(1);
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+/// Qualifies the predicate's own column references (outside its sub-queries: the template is
+/// query depth 1) with the inner alias, and collects its variables and columns. `table` is the
+/// filtered table's folded name: a column qualified with it is one of its columns.
+fn qualify(
+    template: &mut Query,
+    dialect: crate::dialect::Dialect,
+    table: &str,
+) -> Result<Names, String> {
+    let mut names = Names::default();
+    let mut problem = None;
+    visit_levels(template, 1, |expr, own| {
         if let Expr::Value(v) = expr {
             if let Value::Placeholder(p) = &v.value {
                 match variable_name(p) {
                     Some(name) => {
-                        self.variables.insert(name.to_string());
+                        names.variables.insert(name.to_string());
                     }
                     None => {
-                        self.problem = Some(format!(
+                        problem = Some(format!(
                             "`{p}` is not a variable: write variables as `:name`"
                         ))
                     }
                 }
             }
-            return ControlFlow::Continue(());
+            return;
         }
-        // The template itself is depth 1: its WHERE's own columns are at depth 1.
-        if self.depth != 1 {
-            return ControlFlow::Continue(());
+        if !own {
+            return;
         }
         match expr {
             Expr::Identifier(ident) => {
-                self.columns.insert(fold_ident(ident, self.dialect));
+                names.columns.insert(fold_ident(ident, dialect));
                 *expr = Expr::CompoundIdentifier(vec![Ident::new(INNER_ALIAS), ident.clone()]);
             }
             Expr::CompoundIdentifier(parts) => match parts.as_mut_slice() {
-                [qualifier, column] if fold_ident(qualifier, self.dialect) == self.table => {
-                    self.columns.insert(fold_ident(column, self.dialect));
+                [qualifier, column] if fold_ident(qualifier, dialect) == table => {
+                    names.columns.insert(fold_ident(column, dialect));
                     *qualifier = Ident::new(INNER_ALIAS);
                 }
                 [qualifier, _] if qualifier.value == INNER_ALIAS => {}
                 _ => {
-                    self.problem = Some(format!(
+                    problem = Some(format!(
                         "`{expr}`: a predicate's columns are its table's, written bare or \
                          qualified with the table's name"
                     ))
@@ -384,7 +364,10 @@ impl VisitorMut for Qualify {
             },
             _ => {}
         }
-        ControlFlow::Continue(())
+    });
+    match problem {
+        Some(problem) => Err(problem),
+        None => Ok(names),
     }
 }
 

@@ -9,10 +9,11 @@
 //! the references the walker found).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sqlparser::ast::{Expr, Query, TableAlias};
+use sqlparser::ast::{Expr, Query, TableAlias, VisitMut, VisitorMut};
 
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::names::Pattern;
@@ -78,6 +79,33 @@ struct RowFilter {
     /// The other filters this one applies through the filtered tables its predicate reads,
     /// transitively (indices): a verdict lists them as applied too.
     reads: BTreeSet<usize>,
+}
+
+/// Calls `f` on every expression of `tree` after its children, with `true` for the expressions
+/// at `own` query depth (the predicate's own level, outside its sub-queries; the depth counts
+/// the queries around an expression inside `tree`).
+fn visit_levels<T: VisitMut>(tree: &mut T, own: usize, f: impl FnMut(&mut Expr, bool)) {
+    struct Levels<F> {
+        depth: usize,
+        own: usize,
+        f: F,
+    }
+    impl<F: FnMut(&mut Expr, bool)> VisitorMut for Levels<F> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth = self.depth.saturating_sub(1);
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            (self.f)(expr, self.depth == self.own);
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = tree.visit(&mut Levels { depth: 0, own, f });
 }
 
 /// A reference to a filtered table found by the walker.

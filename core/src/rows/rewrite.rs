@@ -11,7 +11,7 @@ use sqlparser::ast::{
 
 use super::compile::variable_name;
 use super::vars::Vars;
-use super::{FilteredRef, RowFilters, INNER_ALIAS};
+use super::{visit_levels, FilteredRef, RowFilters, INNER_ALIAS};
 use crate::error::{ErrorCode, GuardError, Stage};
 
 /// Replaces every reference in `refs` (addresses into `tree`, found by the walker on this very
@@ -66,11 +66,16 @@ pub(crate) fn bind_target_predicate(
             continue;
         };
         let mut predicate = filter.predicate.clone();
-        let mut requalify = Requalify {
-            qualifier,
-            depth: 0,
-        };
-        let _ = predicate.visit(&mut requalify);
+        // The inner alias becomes the target's name on the predicate's own columns.
+        visit_levels(&mut predicate, 0, |expr, own| {
+            if let (true, Expr::CompoundIdentifier(parts)) = (own, expr) {
+                if let [qualifier_part, _] = parts.as_mut_slice() {
+                    if qualifier_part.value == INNER_ALIAS {
+                        *qualifier_part = qualifier.clone();
+                    }
+                }
+            }
+        });
         bind(&mut predicate, vars, &filter.key)?;
         let predicate = Expr::Nested(Box::new(predicate));
         combined = Some(match combined {
@@ -372,38 +377,5 @@ impl VisitorMut for Binder<'_> {
                 "this is the caller's configuration, not the query: report it to the operator",
             ),
         }
-    }
-}
-
-/// Replaces the inner alias with a mutation target's name on the predicate's own columns.
-struct Requalify<'a> {
-    qualifier: &'a Ident,
-    depth: usize,
-}
-
-impl VisitorMut for Requalify<'_> {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth = self.depth.saturating_sub(1);
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if self.depth == 0 {
-            if let Expr::CompoundIdentifier(parts) = expr {
-                if let [qualifier, _] = parts.as_mut_slice() {
-                    if qualifier.value == INNER_ALIAS {
-                        *qualifier = self.qualifier.clone();
-                    }
-                }
-            }
-        }
-        ControlFlow::Continue(())
     }
 }

@@ -66,3 +66,20 @@ pub fn guard(dialect: Dialect, max_rows: Option<u64>) -> Guard {
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
+
+/// A superuser connection to the Chinook database of the throwaway cluster
+/// (`SQLGATE_CHINOOK_URL`, started by scripts/test.sh), or `None` with a message saying that
+/// `what` did not run; a panic in CI, where nothing may be skipped.
+pub fn chinook_client(what: &str) -> Option<postgres::Client> {
+    let Ok(url) = std::env::var("SQLGATE_CHINOOK_URL") else {
+        assert!(
+            !in_ci(),
+            "SQLGATE_CHINOOK_URL is not set; CI requires the PostgreSQL tests"
+        );
+        eprintln!(
+            "SKIPPED: SQLGATE_CHINOOK_URL not set (scripts/test.sh starts a cluster); {what} did not run"
+        );
+        return None;
+    };
+    Some(postgres::Client::connect(&url, postgres::NoTls).expect("connect to SQLGATE_CHINOOK_URL"))
+}
