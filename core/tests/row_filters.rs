@@ -317,7 +317,7 @@ fn values_become_typed_literals_never_text() {
         "{}",
         approved.sql
     );
-    assert!(approved.sql.contains(">= -5"), "{}", approved.sql);
+    assert!(approved.sql.contains(">= (-5)"), "{}", approved.sql);
     assert_eq!(approved.row_filters, vec!["invoice".to_string()]);
     // A not-finite number is refused, not printed.
     let refused = guard

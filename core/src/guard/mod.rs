@@ -186,9 +186,12 @@ impl Guard {
                 ),
             });
         }
-        let checked = self.run(sql, Entry::Read, |statement, class| {
-            self.check_statement(statement, class, max_rows, vars)
-        })?;
+        let checked = self.run(
+            sql,
+            Entry::Read,
+            |statement, class| self.check_statement(statement, class, max_rows),
+            |statement, (analysis, _)| self.filter_rows(statement, analysis, vars),
+        )?;
         let (analysis, limit) = checked.found;
         Ok(Approved {
             sql: checked.sql,
@@ -259,6 +262,7 @@ impl Guard {
         sql: &str,
         entry: Entry,
         check: impl FnOnce(&mut Statement, QueryClass) -> Result<T, GuardError>,
+        rewrite: impl FnOnce(&mut Statement, &mut T) -> Result<bool, GuardError>,
     ) -> Result<Checked<T>, Rejection> {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
@@ -269,7 +273,7 @@ impl Guard {
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.
         stacker::maybe_grow(stack, stack, || {
-            self.run_on_stack(sql, tokens, entry, check)
+            self.run_on_stack(sql, tokens, entry, check, rewrite)
         })
     }
 
@@ -279,6 +283,7 @@ impl Guard {
         tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
         entry: Entry,
         check: impl FnOnce(&mut Statement, QueryClass) -> Result<T, GuardError>,
+        rewrite: impl FnOnce(&mut Statement, &mut T) -> Result<bool, GuardError>,
     ) -> Result<Checked<T>, Rejection> {
         let dialect = self.policy.dialect;
         let (token_count, separator) = count_statements(&tokens);
@@ -312,9 +317,8 @@ impl Guard {
                 "no SQL statement found",
             )));
         };
-        let found = check(&mut statement, class).map_err(rejected)?;
-        let sql = statement.to_string();
-        self.self_check(&sql, &statement).map_err(|detail| {
+        let mut found = check(&mut statement, class).map_err(rejected)?;
+        let not_faithful = |detail: String| {
             rejected(
                 GuardError::new(
                     ErrorCode::InternalRoundtrip,
@@ -323,7 +327,18 @@ impl Guard {
                 )
                 .with_hint("simplify the statement; this construct does not print back faithfully"),
             )
-        })?;
+        };
+        let mut sql = statement.to_string();
+        self.self_check(&sql, &statement).map_err(not_faithful)?;
+        // Row filters, on the tree just checked (ARCHITECTURE.md, "Pipeline", step 5): what
+        // they insert is verified piece by piece as it is built (`rows/rewrite.rs`); debug
+        // builds (every test and fuzz run) re-check the whole result as well.
+        if rewrite(&mut statement, &mut found).map_err(rejected)? {
+            sql = statement.to_string();
+            if cfg!(debug_assertions) {
+                self.self_check(&sql, &statement).map_err(not_faithful)?;
+            }
+        }
         Ok(Checked { sql, class, found })
     }
 
@@ -361,12 +376,10 @@ impl Guard {
         statement: &mut Statement,
         class: QueryClass,
         max_rows: Option<u64>,
-        vars: &Vars,
     ) -> Result<(crate::validate::Analysis, LimitInfo), GuardError> {
         let ctx = self.context();
         if let Statement::Query(query) = statement {
             let analysis = analyze(query, &ctx)?;
-            self.filter_rows(query.as_mut(), &analysis, vars)?;
             let limit = limit::apply(query, max_rows, self.policy.dialect)?;
             return Ok((analysis, limit));
         }
@@ -403,7 +416,6 @@ impl Guard {
                     return Err(not_allowed(class, inner, location));
                 };
                 let analysis = analyze(query, &ctx)?;
-                self.filter_rows(query.as_mut(), &analysis, vars)?;
                 let limit = LimitInfo {
                     action: LimitAction::None,
                     value: None,
@@ -428,16 +440,19 @@ impl Guard {
     }
 
     /// Applies the row filters to the references `analysis` found in `tree` (the tree it
-    /// walked, unmoved since).
-    fn filter_rows<T: sqlparser::ast::VisitMut>(
+    /// walked, unmoved since); true when it changed the tree.
+    fn filter_rows(
         &self,
-        tree: &mut T,
+        tree: &mut Statement,
         analysis: &crate::validate::Analysis,
         vars: &Vars,
-    ) -> Result<(), GuardError> {
+    ) -> Result<bool, GuardError> {
         match &self.rows {
-            Some(rows) => rewrite_reads(tree, &analysis.filtered, rows, Some(vars)),
-            None => Ok(()),
+            Some(rows) if !analysis.filtered.is_empty() => {
+                rewrite_reads(tree, &analysis.filtered, rows, Some(vars), &self.policy)?;
+                Ok(true)
+            }
+            _ => Ok(false),
         }
     }
 }

@@ -35,9 +35,12 @@ impl Guard {
         sql: &str,
         vars: &Vars,
     ) -> Result<ApprovedMutation, Rejection> {
-        let checked = self.run(sql, Entry::Mutation, |statement, class| {
-            self.check_mutation_statement(statement, class, vars)
-        })?;
+        let checked = self.run(
+            sql,
+            Entry::Mutation,
+            |statement, class| self.check_mutation_statement(statement, class),
+            |statement, found| self.filter_mutation(statement, found, vars),
+        )?;
         let found = checked.found;
         Ok(ApprovedMutation {
             sql: checked.sql,
@@ -65,7 +68,6 @@ impl Guard {
         &self,
         statement: &mut Statement,
         class: QueryClass,
-        vars: &Vars,
     ) -> Result<MutationAnalysis, GuardError> {
         if !is_mutation(statement) {
             return Err(not_a_mutation(class, statement));
@@ -92,18 +94,41 @@ impl Guard {
             class_allowed(class)?;
         }
         let ctx = self.context();
-        let mut found = analyze_mutation(statement, &ctx, writes)?;
+        let found = analyze_mutation(statement, &ctx, writes)?;
         // The walker sees deletions the statement's class may not (MERGE ... DELETE WHERE).
         class_allowed(found.class.max(class))?;
-        if let Some(rows) = &self.rows {
-            rewrite_reads(statement, &found.reads.filtered, rows, Some(vars))?;
-            let filters = rows.matching(&found.target_parts);
-            if !filters.is_empty() {
-                filter_target(statement, &found, rows, &filters, vars)?;
-                found.reads.row_filters.extend(rows.applied_keys(&filters));
-            }
-        }
         Ok(found)
+    }
+
+    /// Applies the row filters to the reads of a checked mutation and to its target; true when
+    /// it changed the tree.
+    fn filter_mutation(
+        &self,
+        statement: &mut Statement,
+        found: &mut MutationAnalysis,
+        vars: &Vars,
+    ) -> Result<bool, GuardError> {
+        let Some(rows) = &self.rows else {
+            return Ok(false);
+        };
+        let mut changed = false;
+        if !found.reads.filtered.is_empty() {
+            rewrite_reads(
+                statement,
+                &found.reads.filtered,
+                rows,
+                Some(vars),
+                &self.policy,
+            )?;
+            changed = true;
+        }
+        let filters = rows.matching(&found.target_parts);
+        if !filters.is_empty() {
+            filter_target(statement, found, rows, &filters, vars)?;
+            found.reads.row_filters.extend(rows.applied_keys(&filters));
+            changed = true;
+        }
+        Ok(changed)
     }
 }
 

@@ -102,13 +102,24 @@ impl RowFilters {
             let placeholder = Query::clone(&filter.template);
             let mut template = std::mem::replace(&mut filter.template, placeholder);
             let refs = nested.get(index).map(Vec::as_slice).unwrap_or_default();
-            rewrite_reads(&mut template, refs, &rows, None)
+            rewrite_reads(&mut template, refs, &rows, None, policy)
                 .map_err(|e| PolicyError::new(format!("rows.{}", rows.key(index)), e.message))?;
             if let Some(filter) = rows.filters.get_mut(index) {
                 filter.predicate = where_of(&template)
                     .cloned()
                     .unwrap_or(filter.predicate.clone());
                 filter.template = template;
+            }
+        }
+        // Each template prints back as itself (its variables still `:name`): a check then
+        // verifies only the statement's own reference put in it (`rewrite.rs`, `verify_slot`).
+        for filter in &rows.filters {
+            let printed = filter.template.to_string();
+            if parse_query(&printed, policy).ok().as_ref() != Some(&filter.template) {
+                return Err(PolicyError::new(
+                    format!("rows.{}", filter.key),
+                    format!("the filter does not print back as itself: `{printed}`"),
+                ));
             }
         }
         Ok(rows)
@@ -170,7 +181,7 @@ fn parse_filter(key: &str, predicate: &str, policy: &Policy) -> Result<RowFilter
 }
 
 /// One query, through the guard's own pre-checks and parser.
-fn parse_query(sql: &str, policy: &Policy) -> Result<Query, String> {
+pub(super) fn parse_query(sql: &str, policy: &Policy) -> Result<Query, String> {
     let dialect = policy.dialect;
     let tokens = tokenize(sql, dialect).map_err(|e| e.message)?;
     check_tokens(&tokens, policy).map_err(|e| e.message)?;

@@ -9,10 +9,11 @@ use sqlparser::ast::{
     Select, SetExpr, TableAlias, TableFactor, TableWithJoins, Value, VisitMut, VisitorMut,
 };
 
-use super::compile::variable_name;
+use super::compile::{own_factor, parse_query, variable_name};
 use super::vars::Vars;
 use super::{visit_levels, FilteredRef, RowFilters, INNER_ALIAS};
 use crate::error::{ErrorCode, GuardError, Stage};
+use crate::policy::Policy;
 
 /// Replaces every reference in `refs` (addresses into `tree`, found by the walker on this very
 /// tree) with its filtered form. `vars` binds the variables; `None` leaves them in place (when
@@ -23,6 +24,7 @@ pub(crate) fn rewrite_reads<T: VisitMut>(
     refs: &[FilteredRef],
     rows: &RowFilters,
     vars: Option<&Vars>,
+    policy: &Policy,
 ) -> Result<(), GuardError> {
     if refs.is_empty() {
         return Ok(());
@@ -34,6 +36,7 @@ pub(crate) fn rewrite_reads<T: VisitMut>(
             .collect(),
         rows,
         vars,
+        policy,
     };
     if let ControlFlow::Break(error) = tree.visit(&mut rewriter) {
         return Err(error);
@@ -94,6 +97,7 @@ struct Rewriter<'a> {
     pending: Vec<(usize, &'a [usize])>,
     rows: &'a RowFilters,
     vars: Option<&'a Vars>,
+    policy: &'a Policy,
 }
 
 impl VisitorMut for Rewriter<'_> {
@@ -215,7 +219,11 @@ impl Rewriter<'_> {
             if let Some(vars) = self.vars {
                 bind(&mut query, vars, &filter.key)?;
             }
+            let first = matches!(current, TableFactor::Table { .. }) && !bare_name(&current);
             fill_slot(&mut query, current);
+            if first && self.vars.is_some() {
+                self.verify_slot(&query)?;
+            }
             current = TableFactor::Derived {
                 lateral: false,
                 subquery: Box::new(query),
@@ -290,6 +298,53 @@ fn preserved(twj: &TableWithJoins) -> Vec<&TableFactor> {
         out.push(&twj.relation);
     }
     out
+}
+
+impl Rewriter<'_> {
+    /// The statement's own table reference, now under the inner alias, must print back as
+    /// itself: with the template (checked to print back when the guard was built, its variables
+    /// atoms, see `VarValue::literal`) and the statement around it (self-checked before the
+    /// rewrite), this is what makes the whole print back, piece by piece, without parsing the
+    /// whole longer text again.
+    fn verify_slot(&self, query: &Query) -> Result<(), GuardError> {
+        let Some(slot) = own_factor(query) else {
+            return Ok(());
+        };
+        let printed = format!("SELECT * FROM {slot}");
+        let again = parse_query(&printed, self.policy).ok();
+        if again.as_ref().and_then(own_factor) == Some(slot) {
+            return Ok(());
+        }
+        Err(GuardError::new(
+            ErrorCode::InternalRoundtrip,
+            Stage::Rewrite,
+            format!(
+                "the table reference `{slot}` does not print back faithfully under a row filter"
+            ),
+        )
+        .with_hint("simplify the table reference (no sampling, version or hints)"))
+    }
+}
+
+/// True for a table reference that is its name and nothing else (no arguments, version,
+/// sample, hints or partitions): under the inner alias it prints as `name AS sqlgate_filtered`,
+/// its name as the self-checked statement printed it, so it needs no parse to verify.
+fn bare_name(factor: &TableFactor) -> bool {
+    matches!(
+        factor,
+        TableFactor::Table {
+            args: None,
+            with_hints,
+            version: None,
+            with_ordinality: false,
+            partitions,
+            json_path: None,
+            sample: None,
+            index_directives,
+            inheritance: None,
+            ..
+        } if with_hints.is_empty() && partitions.is_empty() && index_directives.is_empty()
+    )
 }
 
 /// Puts `factor` in the template's FROM, under the template's inner alias.

@@ -23,19 +23,21 @@ pub enum VarValue {
 }
 
 impl VarValue {
-    /// The literal, as the parser would build it from its printed form (a negative number is a
-    /// minus applied to a number; a string keeps its quotes doubled, as the guard's parser does
-    /// not unescape). `None` for a float that is not finite, and for a string holding a
+    /// The literal, as the parser would build it from its printed form, and an atom wherever it
+    /// is put (a negative number is a minus applied to a number, in parentheses; a string keeps
+    /// its quotes doubled, as the guard's parser does not unescape). `None` for a float that is not finite, and for a string holding a
     /// backslash or NUL (engines read a backslash in a string differently, by dialect and
     /// setting).
     pub(crate) fn literal(&self) -> Option<Expr> {
         let number = |text: String| Expr::Value(Value::Number(text, false).into());
+        // A negative number in parentheses: an atom wherever the `:name` it replaces stood
+        // (`-5::int` would read as `-(5::int)`).
         let signed = |negative: bool, magnitude: String| {
             if negative {
-                Expr::UnaryOp {
+                Expr::Nested(Box::new(Expr::UnaryOp {
                     op: UnaryOperator::Minus,
                     expr: Box::new(number(magnitude)),
-                }
+                }))
             } else {
                 number(magnitude)
             }
@@ -158,10 +160,11 @@ mod tests {
         assert_eq!(printed(VarValue::Int(42)).as_deref(), Some("42"));
         assert_eq!(
             printed(VarValue::Int(i64::MIN)).as_deref(),
-            Some("-9223372036854775808")
+            Some("(-9223372036854775808)")
         );
         assert_eq!(printed(VarValue::Float(1.0)).as_deref(), Some("1.0"));
-        assert_eq!(printed(VarValue::Float(-2.5)).as_deref(), Some("-2.5"));
+        assert_eq!(printed(VarValue::Float(-2.5)).as_deref(), Some("(-2.5)"));
+        assert_eq!(printed(VarValue::Float(1e-7)).as_deref(), Some("1e-7"));
         assert_eq!(printed(VarValue::Float(f64::NAN)), None);
         assert_eq!(
             printed(VarValue::Text("O'Hara".into())).as_deref(),
