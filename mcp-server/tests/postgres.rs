@@ -297,7 +297,15 @@ async fn the_cost_cap_refuses_a_cross_join_and_passes_every_gold_query() {
         .await;
     let estimate = cross.estimate.expect("an estimate");
     assert!(cross.verdict.allowed);
-    assert_eq!(estimate.rows, 8715.0 * 3503.0);
+    // The planner's row estimates follow the tables' statistics (other tests write to these
+    // tables in rolled-back transactions, and the estimate scales with the pages they leave):
+    // near the true product, never exactly pinned.
+    let product = 8715.0 * 3503.0;
+    assert!(
+        (estimate.rows / product - 1.0).abs() < 0.25,
+        "{} is not near {product}",
+        estimate.rows
+    );
     assert!(estimate.over_cap.is_some());
     let small = e.validate_with_estimate("SELECT name FROM artist").await;
     assert_eq!(small.estimate.expect("an estimate").over_cap, None);
