@@ -123,24 +123,36 @@ impl DuckdbBackend {
             .map_err(|e| map_err(e, false))
     }
 
-    /// Executes approved SQL under the limits.
-    pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+    /// Runs `work` on a connection of its own, on a blocking thread, interrupted at `timeout`;
+    /// a DuckDB error is mapped knowing whether the timer interrupted it.
+    async fn interrupted<T: Send + 'static>(
+        &self,
+        timeout: Duration,
+        work: impl FnOnce(&Connection, &AtomicBool) -> duckdb::Result<T> + Send + 'static,
+    ) -> Result<T, DbError> {
         let conn = self.connect()?;
         let interrupt = conn.interrupt_handle();
         let timed_out = Arc::new(AtomicBool::new(false));
         let flag = timed_out.clone();
-        let sql = sql.to_string();
         super::interruptible(
-            limits.timeout,
+            timeout,
             move || {
                 flag.store(true, Ordering::SeqCst);
                 interrupt.interrupt();
             },
             move || {
-                run(&conn, &sql, limits, &timed_out)
-                    .map_err(|e| map_err(e, timed_out.load(Ordering::SeqCst)))
+                work(&conn, &timed_out).map_err(|e| map_err(e, timed_out.load(Ordering::SeqCst)))
             },
         )
+        .await
+    }
+
+    /// Executes approved SQL under the limits.
+    pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+        let sql = sql.to_string();
+        self.interrupted(limits.timeout, move |conn, timed_out| {
+            run(conn, &sql, limits, timed_out)
+        })
         .await
     }
 
@@ -151,31 +163,19 @@ impl DuckdbBackend {
         sql: &str,
         timeout: Duration,
     ) -> Result<Option<super::cost::Estimate>, DbError> {
-        let conn = self.connect()?;
-        let interrupt = conn.interrupt_handle();
-        let timed_out = Arc::new(AtomicBool::new(false));
-        let flag = timed_out.clone();
         let explain = format!("EXPLAIN (FORMAT json) {sql}");
-        super::interruptible(
-            timeout,
-            move || {
-                flag.store(true, Ordering::SeqCst);
-                interrupt.interrupt();
-            },
-            move || {
-                let text: String = conn
-                    .query_row(&explain, [], |r| r.get(1))
-                    .map_err(|e| map_err(e, timed_out.load(Ordering::SeqCst)))?;
-                let plan: Value = serde_json::from_str(&text).map_err(|e| {
-                    DbError::new(
-                        DbErrorCode::DatabaseError,
-                        format!("DuckDB's EXPLAIN output is not JSON: {e}"),
-                    )
-                })?;
-                Ok(super::cost::from_duckdb_plan(&plan))
-            },
-        )
-        .await
+        let text: String = self
+            .interrupted(timeout, move |conn, _| {
+                conn.query_row(&explain, [], |r| r.get(1))
+            })
+            .await?;
+        let plan: Value = serde_json::from_str(&text).map_err(|e| {
+            DbError::new(
+                DbErrorCode::DatabaseError,
+                format!("DuckDB's EXPLAIN output is not JSON: {e}"),
+            )
+        })?;
+        Ok(super::cost::from_duckdb_plan(&plan))
     }
 
     /// Reads tables, views, columns, keys and estimated row counts.
