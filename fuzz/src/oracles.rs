@@ -224,26 +224,33 @@ pub fn fixed_point(data: &[u8]) -> Option<Approved> {
 /// writable, both mutation classes.
 pub fn mutation_guard(dialect: Dialect) -> &'static Guard {
     static GUARDS: OnceLock<Vec<Guard>> = OnceLock::new();
-    let guards = GUARDS.get_or_init(|| {
+    per_dialect(&GUARDS, dialect, |d| Policy {
+        tables: TableRules {
+            allow: Vec::new(),
+            deny: vec!["employee".into()],
+        },
+        columns: ColumnRules {
+            deny: vec!["customer.email".into(), "*.ssn".into()],
+        },
+        writes: Some(WriteRules::new(
+            &["orders", "customer", "t", "users"],
+            &[QueryClass::MutationCreate, QueryClass::MutationDelete],
+        )),
+        ..Policy::for_dialect(d)
+    })
+}
+
+/// The guard of `dialect` among one guard per dialect, each compiled once (in `guards`) from
+/// `policy(dialect)`.
+fn per_dialect(
+    guards: &'static OnceLock<Vec<Guard>>,
+    dialect: Dialect,
+    policy: impl Fn(Dialect) -> Policy,
+) -> &'static Guard {
+    let guards = guards.get_or_init(|| {
         Dialect::ALL
             .iter()
-            .map(|&d| {
-                Guard::new(Policy {
-                    tables: TableRules {
-                        allow: Vec::new(),
-                        deny: vec!["employee".into()],
-                    },
-                    columns: ColumnRules {
-                        deny: vec!["customer.email".into(), "*.ssn".into()],
-                    },
-                    writes: Some(WriteRules::new(
-                        &["orders", "customer", "t", "users"],
-                        &[QueryClass::MutationCreate, QueryClass::MutationDelete],
-                    )),
-                    ..Policy::for_dialect(d)
-                })
-                .expect("fuzz mutation policies compile")
-            })
+            .map(|&d| Guard::new(policy(d)).expect("fuzz policies compile"))
             .collect()
     });
     let index = Dialect::ALL.iter().position(|&d| d == dialect).unwrap_or(0);
@@ -308,22 +315,15 @@ pub fn mutation_fixed_point(dialect: Dialect, sql: &str) -> Option<ApprovedMutat
 /// One guard per dialect with row filters on `orders` and `customer` (`:t`).
 pub fn row_filter_guard(dialect: Dialect) -> &'static Guard {
     static GUARDS: OnceLock<Vec<Guard>> = OnceLock::new();
-    let guards = GUARDS.get_or_init(|| {
-        Dialect::ALL
-            .iter()
-            .map(|&d| {
-                let rows = serde_json::json!({
-                    "orders": "tenant_id = :t",
-                    "customer": "id IN (SELECT customer_id FROM orders WHERE tenant_id = :t)",
-                });
-                let mut policy = Policy::for_dialect(d);
-                policy.rows = Some(serde_json::from_value(rows).expect("fuzz row filters"));
-                Guard::new(policy).expect("fuzz row filter policies compile")
-            })
-            .collect()
-    });
-    let index = Dialect::ALL.iter().position(|&d| d == dialect).unwrap_or(0);
-    &guards[index]
+    per_dialect(&GUARDS, dialect, |d| {
+        let rows = serde_json::json!({
+            "orders": "tenant_id = :t",
+            "customer": "id IN (SELECT customer_id FROM orders WHERE tenant_id = :t)",
+        });
+        let mut policy = Policy::for_dialect(d);
+        policy.rows = Some(serde_json::from_value(rows).expect("fuzz row filters"));
+        policy
+    })
 }
 
 /// The row filters' invariants: never a panic; a read approved under row filters is approved
