@@ -105,20 +105,7 @@ fn spider_dev_same_rows_on_sqlite() {
 
 fn pg_rows(client: &mut postgres::Client, sql: &str) -> Result<Vec<String>, String> {
     let messages = client.simple_query(sql).map_err(|e| e.to_string())?;
-    let mut out: Vec<String> = messages
-        .iter()
-        .filter_map(|m| match m {
-            postgres::SimpleQueryMessage::Row(r) => Some(
-                (0..r.len())
-                    .map(|i| r.get(i).unwrap_or("NULL").to_string())
-                    .collect::<Vec<_>>()
-                    .join("|"),
-            ),
-            _ => None,
-        })
-        .collect();
-    out.sort();
-    Ok(out)
+    Ok(common::text_rows(&messages))
 }
 
 #[test]

@@ -232,20 +232,13 @@ struct Outcome {
     false_refusals: Vec<String>,
 }
 
+/// The rows, and the row count of every command (a mutation's), sorted.
 fn rows_of(messages: &[postgres::SimpleQueryMessage]) -> Vec<String> {
-    let mut out: Vec<String> = messages
-        .iter()
-        .filter_map(|m| match m {
-            postgres::SimpleQueryMessage::Row(r) => Some(
-                (0..r.len())
-                    .map(|i| r.get(i).unwrap_or("NULL").to_string())
-                    .collect::<Vec<_>>()
-                    .join("|"),
-            ),
-            postgres::SimpleQueryMessage::CommandComplete(n) => Some(format!("<{n} rows>")),
-            _ => None,
-        })
-        .collect();
+    let mut out = common::text_rows(messages);
+    out.extend(messages.iter().filter_map(|m| match m {
+        postgres::SimpleQueryMessage::CommandComplete(n) => Some(format!("<{n} rows>")),
+        _ => None,
+    }));
     out.sort();
     out
 }

@@ -83,3 +83,21 @@ pub fn chinook_client(what: &str) -> Option<postgres::Client> {
     };
     Some(postgres::Client::connect(&url, postgres::NoTls).expect("connect to SQLGATE_CHINOOK_URL"))
 }
+
+/// The rows of a simple-query response as sorted `a|b|c` lines (`NULL` for null).
+pub fn text_rows(messages: &[postgres::SimpleQueryMessage]) -> Vec<String> {
+    let mut out: Vec<String> = messages
+        .iter()
+        .filter_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => Some(
+                (0..r.len())
+                    .map(|i| r.get(i).unwrap_or("NULL").to_string())
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            ),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out
+}
