@@ -10,20 +10,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-BIN = os.environ["SQLGATE_MCP_BIN"]
-
-
-def attr(obj, snake, camel):
-    """The SDK's field, whichever spelling this SDK version uses."""
-    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
-
-
-def sc(r):
-    return attr(r, "structured_content", "structuredContent")
-
-
-def err(r):
-    return attr(r, "is_error", "isError")
+from sdk import BIN, attr, err, sc
 
 
 async def exercise(session: ClientSession) -> None:

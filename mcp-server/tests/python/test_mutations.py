@@ -16,19 +16,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-BIN = os.environ["SQLGATE_MCP_BIN"]
-
-
-def attr(obj, snake, camel):
-    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
-
-
-def sc(r):
-    return attr(r, "structured_content", "structuredContent")
-
-
-def err(r):
-    return attr(r, "is_error", "isError")
+from sdk import BIN, attr, err, sc
 
 
 class Approver:

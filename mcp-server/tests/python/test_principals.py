@@ -16,22 +16,11 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-BIN = os.environ["SQLGATE_MCP_BIN"]
+from sdk import BIN, err, sc
+
 REPO = Path(__file__).resolve().parents[3]
 TOKENS = {"acme-support": "acme-9f1c2b-token", "globex-billing": "globex-77ad01-token"}
 TENANTS = {"acme-support": 1, "globex-billing": 12}
-
-
-def attr(obj, snake, camel):
-    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
-
-
-def sc(r):
-    return attr(r, "structured_content", "structuredContent")
-
-
-def err(r):
-    return attr(r, "is_error", "isError")
 
 
 # ---------- the two databases, named as each spells them ----------
