@@ -17,7 +17,7 @@ use crate::limit;
 use crate::parse::{count_statements, parse_tokens, tokenize};
 use crate::policy::{Policy, PolicyError};
 use crate::precheck::{check_nul, check_size, check_token_count, check_tokens};
-use crate::rows::{rewrite_reads, RowFilters, Vars};
+use crate::rows::{rewrite_reads, Form, RowFilters, Vars};
 use crate::validate::{analyze, statement_keyword, Context};
 use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 use crate::writes::WritePolicy;
@@ -255,6 +255,12 @@ impl Guard {
             .unwrap_or_default()
     }
 
+    /// The compiled row filters (tests look inside them).
+    #[cfg(test)]
+    pub(crate) fn row_filters(&self) -> Option<&RowFilters> {
+        self.rows.as_ref()
+    }
+
     /// One pass of the pipeline, on a stack sized for the input: pre-checks, parsing, one
     /// statement, `check` (which validates and may rewrite it), regeneration and the self-check.
     fn run<T>(
@@ -262,7 +268,7 @@ impl Guard {
         sql: &str,
         entry: Entry,
         check: impl FnOnce(&mut Statement, QueryClass) -> Result<T, GuardError>,
-        rewrite: impl FnOnce(&mut Statement, &mut T) -> Result<bool, GuardError>,
+        rewrite: impl FnOnce(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
     ) -> Result<Checked<T>, Rejection> {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
@@ -283,7 +289,7 @@ impl Guard {
         tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
         entry: Entry,
         check: impl FnOnce(&mut Statement, QueryClass) -> Result<T, GuardError>,
-        rewrite: impl FnOnce(&mut Statement, &mut T) -> Result<bool, GuardError>,
+        rewrite: impl FnOnce(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
     ) -> Result<Checked<T>, Rejection> {
         let dialect = self.policy.dialect;
         let (token_count, separator) = count_statements(&tokens);
@@ -332,11 +338,16 @@ impl Guard {
         self.self_check(&sql, &statement).map_err(not_faithful)?;
         // Row filters, on the tree just checked (ARCHITECTURE.md, "Pipeline", step 5): what
         // they insert is verified piece by piece as it is built (`rows/rewrite.rs`); debug
-        // builds (every test and fuzz run) re-check the whole result as well.
-        if rewrite(&mut statement, &mut found).map_err(rejected)? {
+        // builds (every test and fuzz run) re-check the whole result as well: against the tree,
+        // or, where the rewrite inserted printed text, that it parses back and prints the same.
+        if let Some(form) = rewrite(&mut statement, &mut found).map_err(rejected)? {
             sql = statement.to_string();
             if cfg!(debug_assertions) {
-                self.self_check(&sql, &statement).map_err(not_faithful)?;
+                match form {
+                    Form::Tree => self.self_check(&sql, &statement),
+                    Form::Text => self.reprint_check(&sql),
+                }
+                .map_err(not_faithful)?;
             }
         }
         Ok(Checked { sql, class, found })
@@ -440,19 +451,27 @@ impl Guard {
     }
 
     /// Applies the row filters to the references `analysis` found in `tree` (the tree it
-    /// walked, unmoved since); true when it changed the tree.
+    /// walked, unmoved since), as text where it can: the read's tree is only printed after
+    /// this. `Some` when it changed the tree.
     fn filter_rows(
         &self,
         tree: &mut Statement,
         analysis: &crate::validate::Analysis,
         vars: &Vars,
-    ) -> Result<bool, GuardError> {
+    ) -> Result<Option<Form>, GuardError> {
         match &self.rows {
             Some(rows) if !analysis.filtered.is_empty() => {
-                rewrite_reads(tree, &analysis.filtered, rows, Some(vars), &self.policy)?;
-                Ok(true)
+                rewrite_reads(
+                    tree,
+                    &analysis.filtered,
+                    rows,
+                    Some(vars),
+                    &self.policy,
+                    Form::Text,
+                )?;
+                Ok(Some(Form::Text))
             }
-            _ => Ok(false),
+            _ => Ok(None),
         }
     }
 }

@@ -7,7 +7,8 @@ use super::{location_of, Entry, Guard};
 use crate::class::QueryClass;
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::rows::{
-    bind_target_predicate, filter_first, rewrite_reads, write_out_of_row_filter, RowFilters, Vars,
+    bind_target_predicate, filter_first, rewrite_reads, write_out_of_row_filter, Form, RowFilters,
+    Vars,
 };
 use crate::validate::{analyze_mutation, statement_keyword, MutationAnalysis};
 use crate::verdict::{ApprovedMutation, MutationVerdict, Rejection};
@@ -100,16 +101,17 @@ impl Guard {
         Ok(found)
     }
 
-    /// Applies the row filters to the reads of a checked mutation and to its target; true when
-    /// it changed the tree.
+    /// Applies the row filters to the reads of a checked mutation and to its target, as trees
+    /// (the target's filter is added to the tree after the reads'); `Some` when it changed the
+    /// tree.
     fn filter_mutation(
         &self,
         statement: &mut Statement,
         found: &mut MutationAnalysis,
         vars: &Vars,
-    ) -> Result<bool, GuardError> {
+    ) -> Result<Option<Form>, GuardError> {
         let Some(rows) = &self.rows else {
-            return Ok(false);
+            return Ok(None);
         };
         let mut changed = false;
         if !found.reads.filtered.is_empty() {
@@ -119,6 +121,7 @@ impl Guard {
                 rows,
                 Some(vars),
                 &self.policy,
+                Form::Tree,
             )?;
             changed = true;
         }
@@ -128,7 +131,7 @@ impl Guard {
             found.reads.row_filters.extend(rows.applied_keys(&filters));
             changed = true;
         }
-        Ok(changed)
+        Ok(changed.then_some(Form::Tree))
     }
 }
 

@@ -39,6 +39,28 @@ impl Guard {
     }
 }
 
+impl Guard {
+    /// The debug builds' check of a read whose row filters were spliced in as printed text
+    /// (`rows/printed.rs`), whose tree holds text nodes and so cannot be compared: `sql` must
+    /// pass the pre-checks, parse as one statement and print back as itself.
+    pub(super) fn reprint_check(&self, sql: &str) -> Result<(), String> {
+        let dialect = self.policy.dialect;
+        let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
+        check_nul(sql).map_err(refused)?;
+        let tokens = tokenize(sql, dialect).map_err(refused)?;
+        check_tokens(&tokens, &self.policy).map_err(refused)?;
+        let stack = stack_for(&tokens);
+        stacker::maybe_grow(stack, stack, || {
+            let reparsed = parse_tokens(tokens, dialect, self.policy.max_depth).map_err(refused)?;
+            match reparsed.as_slice() {
+                [again] if again.to_string() == sql => Ok(()),
+                [again] => Err(format!("it prints back as `{again}`")),
+                more => Err(format!("it parses back as {} statements", more.len())),
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,8 +9,10 @@ use sqlparser::ast::{
     Expr, Ident, Query, SelectItem, SetExpr, Statement, TableAlias, TableFactor, Value,
 };
 
+use super::printed::PrintedFilter;
 use super::{
-    rewrite_reads, visit_levels, FilteredRef, RowFilter, RowFilterRules, RowFilters, INNER_ALIAS,
+    rewrite_reads, visit_levels, FilteredRef, Form, RowFilter, RowFilterRules, RowFilters,
+    INNER_ALIAS,
 };
 use crate::access::AccessPolicy;
 use crate::functions::FunctionPolicy;
@@ -102,7 +104,7 @@ impl RowFilters {
             let placeholder = Query::clone(&filter.template);
             let mut template = std::mem::replace(&mut filter.template, placeholder);
             let refs = nested.get(index).map(Vec::as_slice).unwrap_or_default();
-            rewrite_reads(&mut template, refs, &rows, None, policy)
+            rewrite_reads(&mut template, refs, &rows, None, policy, Form::Tree)
                 .map_err(|e| PolicyError::new(format!("rows.{}", rows.key(index)), e.message))?;
             if let Some(filter) = rows.filters.get_mut(index) {
                 filter.predicate = where_of(&template)
@@ -121,6 +123,9 @@ impl RowFilters {
                     format!("the filter does not print back as itself: `{printed}`"),
                 ));
             }
+        }
+        for filter in &mut rows.filters {
+            filter.printed = PrintedFilter::new(&filter.template, &filter.predicate);
         }
         Ok(rows)
     }
@@ -177,6 +182,7 @@ fn parse_filter(key: &str, predicate: &str, policy: &Policy) -> Result<RowFilter
         variables: names.variables,
         columns: names.columns,
         reads: BTreeSet::new(),
+        printed: None,
     })
 }
 

@@ -5,8 +5,9 @@
 //! mutation target gets the predicate added to its WHERE.
 //!
 //! Where each part lives: `vars` (the values bound per check), `compile` (predicates parsed,
-//! validated and expanded once, when the guard is built) and `rewrite` (the per-check rewrite of
-//! the references the walker found).
+//! validated and expanded once, when the guard is built), `rewrite` (the per-check rewrite of
+//! the references the walker found) and `printed` (the filters as printed pieces, which a
+//! read's rewrite splices in as text).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -19,10 +20,11 @@ use crate::error::{ErrorCode, GuardError, Stage};
 use crate::names::Pattern;
 
 mod compile;
+mod printed;
 mod rewrite;
 mod vars;
 
-pub(crate) use rewrite::{bind_target_predicate, filter_first, rewrite_reads};
+pub(crate) use rewrite::{bind_target_predicate, filter_first, rewrite_reads, Form};
 pub use vars::{VarValue, Vars};
 
 /// The policy's `rows` section: `table = "predicate"` pairs, plus the views that may still be
@@ -79,6 +81,9 @@ struct RowFilter {
     /// The other filters this one applies through the filtered tables its predicate reads,
     /// transitively (indices): a verdict lists them as applied too.
     reads: BTreeSet<usize>,
+    /// The template and predicate printed, for reads (`None` while compiling, or when a print
+    /// cannot be cut: then the filter is applied as a tree).
+    printed: Option<printed::PrintedFilter>,
 }
 
 /// Calls `f` on every expression of `tree` after its children, with `true` for the expressions
@@ -163,6 +168,12 @@ impl RowFilters {
             }
         }
         out
+    }
+
+    /// How many filters have printed pieces (the rest are rewritten as trees).
+    #[cfg(test)]
+    pub(crate) fn printed_count(&self) -> usize {
+        self.filters.iter().filter(|f| f.printed.is_some()).count()
     }
 
     /// The policy's name for filter `index`.

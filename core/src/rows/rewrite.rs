@@ -10,10 +10,22 @@ use sqlparser::ast::{
 };
 
 use super::compile::{own_factor, parse_query, variable_name};
+use super::printed::verbatim;
 use super::vars::Vars;
 use super::{visit_levels, FilteredRef, RowFilters, INNER_ALIAS};
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::policy::Policy;
+
+/// What the rewrite inserts into the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// Syntax trees: for a tree that is used again (a template expanded into another at
+    /// compile time, a mutation's tree).
+    Tree,
+    /// Where it can, SQL text assembled from the filters' printed pieces (`printed.rs`), held
+    /// by nodes that print it verbatim: for a read's tree, which is only printed afterwards.
+    Text,
+}
 
 /// Replaces every reference in `refs` (addresses into `tree`, found by the walker on this very
 /// tree) with its filtered form. `vars` binds the variables; `None` leaves them in place (when
@@ -25,6 +37,7 @@ pub(crate) fn rewrite_reads<T: VisitMut>(
     rows: &RowFilters,
     vars: Option<&Vars>,
     policy: &Policy,
+    form: Form,
 ) -> Result<(), GuardError> {
     if refs.is_empty() {
         return Ok(());
@@ -37,8 +50,9 @@ pub(crate) fn rewrite_reads<T: VisitMut>(
         rows,
         vars,
         policy,
+        form,
     };
-    if let ControlFlow::Break(error) = tree.visit(&mut rewriter) {
+    if let ControlFlow::Break(Stop::Failed(error)) = tree.visit(&mut rewriter) {
         return Err(error);
     }
     match rewriter.pending.first() {
@@ -98,21 +112,40 @@ struct Rewriter<'a> {
     rows: &'a RowFilters,
     vars: Option<&'a Vars>,
     policy: &'a Policy,
+    form: Form,
+}
+
+/// Why the rewrite stops walking the tree.
+enum Stop {
+    /// Every reference is rewritten: the rest of the tree has nothing to do.
+    Done,
+    Failed(GuardError),
+}
+
+impl Rewriter<'_> {
+    /// Walks on while references are pending.
+    fn next(&self) -> ControlFlow<Stop> {
+        if self.pending.is_empty() {
+            ControlFlow::Break(Stop::Done)
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
 }
 
 impl VisitorMut for Rewriter<'_> {
-    type Break = GuardError;
+    type Break = Stop;
 
     /// A grouped SELECT keeps its filtered tables where it can (see [`Rewriter::filter_in_place`]):
     /// done before the table factors below it are visited, so that they are no longer pending.
-    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<GuardError> {
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<Stop> {
         match self.grouped_in_place(query.body.as_mut()) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(e) => ControlFlow::Break(e),
+            Ok(()) => self.next(),
+            Err(e) => ControlFlow::Break(Stop::Failed(e)),
         }
     }
 
-    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<GuardError> {
+    fn post_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<Stop> {
         let TableFactor::Table { name, .. } = factor else {
             return ControlFlow::Continue(());
         };
@@ -124,9 +157,9 @@ impl VisitorMut for Rewriter<'_> {
         match self.wrap(factor, filters) {
             Ok(wrapped) => {
                 *factor = wrapped;
-                ControlFlow::Continue(())
+                self.next()
             }
-            Err(e) => ControlFlow::Break(e),
+            Err(e) => ControlFlow::Break(Stop::Failed(e)),
         }
     }
 }
@@ -182,9 +215,11 @@ impl Rewriter<'_> {
                     .map_or_else(|| last_ident(name), |a| a.name.clone());
                 let (_, filters) = self.pending.swap_remove(position);
                 let Some(vars) = self.vars else { continue };
-                if let Some(predicate) =
-                    bind_target_predicate(self.rows, filters, &qualifier, vars)?
-                {
+                let predicate = match self.in_place_text(filters, &qualifier, vars)? {
+                    Some(text) => Some(text),
+                    None => bind_target_predicate(self.rows, filters, &qualifier, vars)?,
+                };
+                if let Some(predicate) = predicate {
                     added.push(predicate);
                 }
             }
@@ -199,6 +234,115 @@ impl Rewriter<'_> {
     /// AS sqlgate_filtered WHERE pn) AS a`, one level per filter. Without an alias, the derived
     /// table takes the table's name, so that `t.column` still reads.
     fn wrap(&self, factor: &TableFactor, filters: &[usize]) -> Result<TableFactor, GuardError> {
+        if let Some(wrapped) = self.wrap_text(factor, filters)? {
+            if cfg!(debug_assertions) {
+                let tree = self.wrap_tree(factor, filters)?;
+                assert_eq!(
+                    wrapped.to_string(),
+                    tree.to_string(),
+                    "printed pieces differ"
+                );
+            }
+            return Ok(wrapped);
+        }
+        self.wrap_tree(factor, filters)
+    }
+
+    /// [`Rewriter::wrap`] as text (see [`Form::Text`]): for a reference that is its name and
+    /// nothing else, when every filter has its printed pieces. The derived table prints as
+    /// `(query)` followed by the alias, so the text node is a table named `(query)`.
+    fn wrap_text(
+        &self,
+        factor: &TableFactor,
+        filters: &[usize],
+    ) -> Result<Option<TableFactor>, GuardError> {
+        let (Form::Text, Some(vars), TableFactor::Table { name, alias, .. }) =
+            (self.form, self.vars, factor)
+        else {
+            return Ok(None);
+        };
+        if !bare_name(factor) {
+            return Ok(None);
+        }
+        let mut current = name.to_string();
+        for &i in filters {
+            let Some((filter, printed)) = self
+                .rows
+                .filters
+                .get(i)
+                .and_then(|f| Some((f, f.printed.as_ref()?)))
+            else {
+                return Ok(None);
+            };
+            let mut level = String::with_capacity(current.len() + 64);
+            level.push('(');
+            printed.render_derived(&mut level, &current, vars, &filter.key)?;
+            level.push(')');
+            current = level;
+        }
+        let outer = alias.clone().unwrap_or_else(|| {
+            let mut alias = self.rows.alias_prototype.clone();
+            alias.name = last_ident(name);
+            alias
+        });
+        let mut wrapped = factor.clone();
+        if let TableFactor::Table { name, alias, .. } = &mut wrapped {
+            *name = ObjectName(vec![ObjectNamePart::Identifier(verbatim(current))]);
+            *alias = Some(outer);
+        }
+        Ok(Some(wrapped))
+    }
+
+    /// The condition a grouped SELECT adds for a table that keeps its place, as text (see
+    /// [`Form::Text`]): what [`bind_target_predicate`] builds, printed.
+    fn in_place_text(
+        &self,
+        filters: &[usize],
+        qualifier: &Ident,
+        vars: &Vars,
+    ) -> Result<Option<Expr>, GuardError> {
+        if self.form != Form::Text {
+            return Ok(None);
+        }
+        let qualifier_text = qualifier.to_string();
+        let mut text = String::new();
+        for &i in filters {
+            let Some((filter, printed)) = self
+                .rows
+                .filters
+                .get(i)
+                .and_then(|f| Some((f, f.printed.as_ref()?)))
+            else {
+                return Ok(None);
+            };
+            if !text.is_empty() {
+                text.push_str(" AND ");
+            }
+            text.push('(');
+            printed.render_in_place(&mut text, &qualifier_text, vars, &filter.key)?;
+            text.push(')');
+        }
+        if text.is_empty() {
+            return Ok(None);
+        }
+        let condition = Expr::Identifier(verbatim(text));
+        if cfg!(debug_assertions) {
+            let tree = bind_target_predicate(self.rows, filters, qualifier, vars)?;
+            assert_eq!(
+                Some(condition.to_string()),
+                tree.map(|t| t.to_string()),
+                "printed pieces differ"
+            );
+        }
+        Ok(Some(condition))
+    }
+
+    /// [`Rewriter::wrap`] as syntax trees (see [`Form::Tree`]).
+    fn wrap_tree(
+        &self,
+        factor: &TableFactor,
+        filters: &[usize],
+    ) -> Result<TableFactor, GuardError> {
         let mut current = factor.clone();
         let outer = match &mut current {
             TableFactor::Table { name, alias, .. } => match alias.take() {
@@ -406,31 +550,31 @@ impl VisitorMut for Binder<'_> {
         let Some(name) = variable_name(p) else {
             return ControlFlow::Continue(());
         };
-        let refused = |message: String, hint: &str| {
-            ControlFlow::Break(
-                GuardError::new(ErrorCode::RowFilter, Stage::Rewrite, message).with_hint(hint),
-            )
-        };
-        match self.vars.get(name).map(|v| v.literal()) {
-            Some(Some(literal)) => {
+        match literal_of(self.vars, name, self.table) {
+            Ok(literal) => {
                 *expr = literal;
                 ControlFlow::Continue(())
             }
-            Some(None) => refused(
-                format!(
-                    "the row filter of `{}` got a value for `:{name}` it cannot bind: a number \
-                     that is not finite, or text with a backslash or NUL",
-                    self.table
-                ),
-                "this is the caller's configuration, not the query: report it to the operator",
-            ),
-            None => refused(
-                format!(
-                    "the row filter of `{}` needs the variable `:{name}`, and this check has none",
-                    self.table
-                ),
-                "this is the caller's configuration, not the query: report it to the operator",
-            ),
+            Err(e) => ControlFlow::Break(e),
         }
+    }
+}
+
+/// The literal `vars` binds `name` to; `table` names the filter in the refusal.
+pub(super) fn literal_of(vars: &Vars, name: &str, table: &str) -> Result<Expr, GuardError> {
+    let refused = |message: String| {
+        GuardError::new(ErrorCode::RowFilter, Stage::Rewrite, message).with_hint(
+            "this is the caller's configuration, not the query: report it to the operator",
+        )
+    };
+    match vars.get(name).map(|v| v.literal()) {
+        Some(Some(literal)) => Ok(literal),
+        Some(None) => Err(refused(format!(
+            "the row filter of `{table}` got a value for `:{name}` it cannot bind: a number \
+             that is not finite, or text with a backslash or NUL"
+        ))),
+        None => Err(refused(format!(
+            "the row filter of `{table}` needs the variable `:{name}`, and this check has none"
+        ))),
     }
 }

@@ -111,3 +111,76 @@ fn with_recursive_sees_later_ctes_in_postgres_only() {
         approved.sql
     );
 }
+
+/// A read's filtered references are spliced in as text printed from the filters when the guard
+/// was built (`printed.rs`), the same text the tree rewrite prints (debug builds assert it at
+/// every reference, so every test of a read checks it). Ordinary filters, nested ones and
+/// multi-filter tables all have their pieces.
+#[test]
+fn ordinary_filters_are_spliced_as_printed_text() {
+    let policy = Policy::from_json(
+        r#"{"dialect": "postgres", "max_rows": null, "rows": {
+             "customer": "customer_id = :tenant AND support_rep_id <> :rep",
+             "public.invoice": "customer_id = :tenant",
+             "invoice": "total >= :floor",
+             "invoice_line": "invoice_id IN (SELECT invoice_id FROM invoice WHERE customer_id = :tenant)"}}"#,
+    )
+    .expect("policy");
+    let guard = Guard::new(policy).expect("guard");
+    assert_eq!(guard.row_filters().map(|r| r.printed_count()), Some(4));
+    let vars = Vars::new()
+        .with("tenant", -7)
+        .with("rep", 3)
+        .with("floor", 1.5);
+    let sql = guard
+        .check_with(
+            "SELECT c.customer_id, count(*) FROM customer c JOIN invoice i USING (customer_id) \
+             JOIN invoice_line l ON l.invoice_id = i.invoice_id GROUP BY c.customer_id",
+            &vars,
+        )
+        .expect("approved")
+        .sql;
+    // A grouped SELECT: each table in place, a multi-filter table's predicates joined.
+    assert!(
+        sql.contains("WHERE (i.total >= 1.5) AND (i.customer_id = (-7)) AND ((l.invoice_id IN"),
+        "{sql}"
+    );
+    assert!(
+        sql.contains("AND ((c.customer_id = (-7) AND c.support_rep_id <> 3))) GROUP BY"),
+        "{sql}"
+    );
+    // Derived tables: a filter read through another filter's predicate, nested per filter.
+    let sql = guard
+        .check_with("SELECT l.invoice_id FROM invoice_line AS l", &vars)
+        .expect("approved")
+        .sql;
+    assert_eq!(
+        sql,
+        "SELECT l.invoice_id FROM (SELECT * FROM invoice_line AS sqlgate_filtered WHERE \
+         sqlgate_filtered.invoice_id IN (SELECT invoice_id FROM (SELECT * FROM (SELECT * FROM \
+         invoice AS sqlgate_filtered WHERE sqlgate_filtered.total >= 1.5) AS sqlgate_filtered \
+         WHERE sqlgate_filtered.customer_id = (-7)) AS invoice WHERE customer_id = (-7))) AS l"
+    );
+}
+
+/// A filter whose own text holds the marker character (in a string literal) has no printed
+/// pieces: it is rewritten as a tree, and its literal reaches the SQL unchanged.
+#[test]
+fn a_filter_holding_the_marker_character_is_rewritten_as_a_tree() {
+    let policy = Policy::from_json(
+        "{\"dialect\": \"postgres\", \"max_rows\": null, \"rows\": {
+           \"customer\": \"company <> 'a\\u0001Vtenant\\u0001b' AND customer_id = :tenant\",
+           \"invoice\": \"customer_id = :tenant\"}}",
+    )
+    .expect("policy");
+    let guard = Guard::new(policy).expect("guard");
+    assert_eq!(guard.row_filters().map(|r| r.printed_count()), Some(1));
+    let sql = guard
+        .check_with("SELECT * FROM customer", &Vars::new().with("tenant", 7))
+        .expect("approved")
+        .sql;
+    assert!(
+        sql.contains("company <> 'a\u{1}Vtenant\u{1}b' AND sqlgate_filtered.customer_id = 7"),
+        "{sql}"
+    );
+}
