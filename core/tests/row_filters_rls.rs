@@ -183,6 +183,12 @@ const ESCAPES: &[&str] = &[
     "SELECT c.first_name, count(i.invoice_id) FROM customer c LEFT JOIN invoice i ON i.customer_id = c.customer_id GROUP BY c.customer_id",
     "SELECT i.customer_id, count(*) FROM track t LEFT JOIN invoice_line il ON il.track_id = t.track_id LEFT JOIN invoice i ON i.invoice_id = il.invoice_id GROUP BY i.customer_id",
     "SELECT e.first_name, count(*) FROM employee e RIGHT JOIN customer c ON c.support_rep_id = e.employee_id GROUP BY e.employee_id",
+    // The nullable side of an outer join in a grouped SELECT: its filter goes into the ON.
+    "SELECT e.first_name, count(*) FROM customer c LEFT JOIN employee e ON e.employee_id = c.support_rep_id GROUP BY e.employee_id",
+    "SELECT c.first_name, count(i.invoice_id) FROM employee e LEFT JOIN customer c ON c.support_rep_id = e.employee_id LEFT JOIN invoice i ON i.customer_id = c.customer_id GROUP BY c.customer_id",
+    "SELECT c.first_name, count(*) FROM customer c RIGHT JOIN invoice i ON i.customer_id = c.customer_id AND i.total > 5 GROUP BY c.customer_id",
+    "SELECT e.first_name, count(c.customer_id) FROM employee e RIGHT JOIN customer c ON true JOIN invoice i ON i.customer_id = c.customer_id GROUP BY e.employee_id",
+    "SELECT c.first_name, count(*) FROM invoice i LEFT JOIN customer c ON c.customer_id = i.customer_id OR c.customer_id IS NULL GROUP BY c.customer_id",
     "SELECT i.billing_city, count(*) FROM invoice i GROUP BY i.customer_id",
     "SELECT c.first_name FROM customer c, invoice i WHERE i.customer_id = c.customer_id OR true GROUP BY c.customer_id, i.invoice_id",
     "SELECT c.customer_id, count(*) FROM customer c GROUP BY c.customer_id HAVING count(*) > 0 OR true",

@@ -5,8 +5,9 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, GroupByExpr, Ident, JoinOperator, ObjectName, ObjectNamePart, Query,
-    Select, SetExpr, TableAlias, TableFactor, TableWithJoins, Value, VisitMut, VisitorMut,
+    BinaryOperator, Expr, GroupByExpr, Ident, Join, JoinConstraint, JoinOperator, ObjectName,
+    ObjectNamePart, Query, Select, SetExpr, TableAlias, TableFactor, TableWithJoins, Value,
+    VisitMut, VisitorMut,
 };
 
 use super::compile::{own_factor, parse_query, variable_name};
@@ -181,9 +182,12 @@ impl Rewriter<'_> {
     /// gets its predicate added to the WHERE, which removes exactly the rows the derived table
     /// would not hold. It stays a table, so that the engine still knows its key: PostgreSQL lets
     /// `GROUP BY c.customer_id` select `c.first_name` from the table `customer`, not from a
-    /// derived table of its rows. Not when an item of the FROM could read the unfiltered rows
-    /// before the WHERE removes them (LATERAL, a table function), nor for an alias that renames
-    /// the table's columns or a sampled table: those are wrapped as everywhere else.
+    /// derived table of its rows. The nullable side of an outer join keeps its place too, its
+    /// predicate put first in that join's ON: `x LEFT JOIN t ON p(t) AND (c)` joins exactly the
+    /// rows `x LEFT JOIN (rows of t where p) ON c` does. Not when an item of the FROM could read
+    /// the unfiltered rows before the WHERE removes them (LATERAL, a table function), nor for an
+    /// alias that renames the table's columns or a sampled table: those are wrapped as
+    /// everywhere else.
     fn filter_in_place(&mut self, select: &mut Select) -> Result<(), GuardError> {
         let GroupByExpr::Expressions(grouped, _) = &select.group_by else {
             return Ok(());
@@ -192,35 +196,23 @@ impl Rewriter<'_> {
             return Ok(());
         }
         let mut added: Vec<Expr> = Vec::new();
-        for twj in &select.from {
+        for twj in &mut select.from {
             for factor in preserved(twj) {
-                let TableFactor::Table {
-                    name,
-                    alias,
-                    sample: None,
-                    ..
-                } = factor
-                else {
-                    continue;
-                };
-                if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
-                    continue;
-                }
-                let address = std::ptr::from_ref::<ObjectName>(name) as usize;
-                let Some(position) = self.pending.iter().position(|(a, _)| *a == address) else {
-                    continue;
-                };
-                let qualifier = alias
-                    .as_ref()
-                    .map_or_else(|| last_ident(name), |a| a.name.clone());
-                let (_, filters) = self.pending.swap_remove(position);
-                let Some(vars) = self.vars else { continue };
-                let predicate = match self.in_place_text(filters, &qualifier, vars)? {
-                    Some(text) => Some(text),
-                    None => bind_target_predicate(self.rows, filters, &qualifier, vars)?,
-                };
-                if let Some(predicate) = predicate {
+                if let Some(predicate) = self.take_in_place(factor)? {
                     added.push(predicate);
+                }
+            }
+            for k in 0..twj.joins.len() {
+                let predicate = match nullable_side(twj, k) {
+                    Some(factor) => self.take_in_place(factor)?,
+                    None => None,
+                };
+                if let (Some(predicate), Some(condition)) = (
+                    predicate,
+                    twj.joins.get_mut(k).and_then(|j| on_condition(j)),
+                ) {
+                    let own = std::mem::replace(condition, Expr::Value(Value::Null.into()));
+                    *condition = filter_first(predicate, Some(own));
                 }
             }
         }
@@ -228,6 +220,39 @@ impl Rewriter<'_> {
             select.selection = Some(filter_first(predicate, select.selection.take()));
         }
         Ok(())
+    }
+
+    /// When `factor` is a pending filtered table that can keep its place (a plain table, not
+    /// sampled, its columns not renamed): no longer pending, and its predicate qualified with
+    /// its alias or name.
+    fn take_in_place(&mut self, factor: &TableFactor) -> Result<Option<Expr>, GuardError> {
+        let TableFactor::Table {
+            name,
+            alias,
+            sample: None,
+            ..
+        } = factor
+        else {
+            return Ok(None);
+        };
+        if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+            return Ok(None);
+        }
+        let address = std::ptr::from_ref::<ObjectName>(name) as usize;
+        let Some(position) = self.pending.iter().position(|(a, _)| *a == address) else {
+            return Ok(None);
+        };
+        let Some(vars) = self.vars else {
+            return Ok(None);
+        };
+        let qualifier = alias
+            .as_ref()
+            .map_or_else(|| last_ident(name), |a| a.name.clone());
+        let (_, filters) = self.pending.swap_remove(position);
+        match self.in_place_text(filters, &qualifier, vars)? {
+            Some(text) => Ok(Some(text)),
+            None => bind_target_predicate(self.rows, filters, &qualifier, vars),
+        }
     }
 
     /// `t AS a` → `(SELECT * FROM (...(SELECT * FROM t AS sqlgate_filtered WHERE p1)...)
@@ -392,6 +417,36 @@ pub(crate) fn filter_first(filter: Expr, condition: Option<Expr>) -> Expr {
             op: BinaryOperator::And,
             right: Box::new(Expr::Nested(Box::new(condition))),
         },
+    }
+}
+
+/// The item on the nullable side of join `k` of `twj` when that join is an outer join with an
+/// ON condition: the joined item of a LEFT JOIN, the first item of a first RIGHT JOIN (the left
+/// side of a later RIGHT JOIN is the whole join before it). Not a FULL JOIN, whose both sides
+/// keep their unmatched rows.
+fn nullable_side(twj: &TableWithJoins, k: usize) -> Option<&TableFactor> {
+    let join = twj.joins.get(k)?;
+    match &join.join_operator {
+        JoinOperator::Left(JoinConstraint::On(_))
+        | JoinOperator::LeftOuter(JoinConstraint::On(_)) => Some(&join.relation),
+        JoinOperator::Right(JoinConstraint::On(_))
+        | JoinOperator::RightOuter(JoinConstraint::On(_))
+            if k == 0 =>
+        {
+            Some(&twj.relation)
+        }
+        _ => None,
+    }
+}
+
+/// The ON condition of an outer join.
+fn on_condition(join: &mut Join) -> Option<&mut Expr> {
+    match &mut join.join_operator {
+        JoinOperator::Left(JoinConstraint::On(condition))
+        | JoinOperator::LeftOuter(JoinConstraint::On(condition))
+        | JoinOperator::Right(JoinConstraint::On(condition))
+        | JoinOperator::RightOuter(JoinConstraint::On(condition)) => Some(condition),
+        _ => None,
     }
 }
 

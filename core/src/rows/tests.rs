@@ -39,30 +39,61 @@ fn grouped_select_keeps_a_preserved_table_in_place() {
     );
 }
 
-/// The nullable side of an outer join, and every table of a SELECT where an item could read
-/// the unfiltered rows before the WHERE (LATERAL), are still wrapped.
+/// The nullable side of an outer join keeps its place too, its predicate first in the join's
+/// ON (PostgreSQL escape-107 of the RLS oracle failed with "must appear in the GROUP BY clause"
+/// when it was wrapped); a FULL JOIN, a USING join and every table of a SELECT where an item
+/// could read the unfiltered rows before the WHERE (LATERAL) are still wrapped.
 #[test]
 fn grouped_select_wraps_what_the_where_cannot_filter() {
     let sql = rewritten(
         "SELECT c.first_name, count(i.invoice_id) FROM customer c \
          LEFT JOIN invoice i ON i.customer_id = c.customer_id GROUP BY c.customer_id",
     );
-    assert!(sql.contains("FROM customer c LEFT JOIN (SELECT * FROM invoice AS sqlgate_filtered WHERE sqlgate_filtered.customer_id = 7) i"), "{sql}");
-    assert!(sql.contains("WHERE (c.customer_id = 7) GROUP BY"), "{sql}");
+    assert_eq!(
+        sql,
+        "SELECT c.first_name, count(i.invoice_id) FROM customer c LEFT JOIN invoice i ON \
+         (i.customer_id = 7) AND (i.customer_id = c.customer_id) WHERE (c.customer_id = 7) \
+         GROUP BY c.customer_id"
+    );
 
     let sql = rewritten(
         "SELECT i.customer_id FROM invoice_line il RIGHT JOIN invoice i ON true GROUP BY i.customer_id",
     );
-    assert!(sql.contains("RIGHT JOIN invoice i"), "{sql}");
-    assert!(sql.contains("WHERE (i.customer_id = 7)"), "{sql}");
+    assert!(
+        sql.contains("RIGHT JOIN invoice i ON true WHERE (i.customer_id = 7)"),
+        "{sql}"
+    );
 
     let sql = rewritten(
         "SELECT c.customer_id FROM customer c RIGHT JOIN invoice i ON true GROUP BY c.customer_id",
     );
     assert!(
+        sql.contains("FROM customer c RIGHT JOIN invoice i ON (c.customer_id = 7) AND (true) WHERE (i.customer_id = 7)"),
+        "{sql}"
+    );
+
+    // The left side of a later RIGHT JOIN is the join before it: wrapped.
+    let sql = rewritten(
+        "SELECT c.customer_id FROM customer c JOIN invoice_line il ON true \
+         RIGHT JOIN invoice i ON true GROUP BY c.customer_id",
+    );
+    assert!(
         sql.contains("FROM (SELECT * FROM customer AS sqlgate_filtered"),
         "{sql}"
     );
+
+    for join in [
+        "FULL JOIN invoice i ON i.customer_id = c.customer_id",
+        "LEFT JOIN invoice i USING (customer_id)",
+    ] {
+        let sql = rewritten(&format!(
+            "SELECT c.customer_id FROM customer c {join} GROUP BY c.customer_id"
+        ));
+        assert!(
+            sql.contains("(SELECT * FROM invoice AS sqlgate_filtered WHERE sqlgate_filtered.customer_id = 7) i"),
+            "{sql}"
+        );
+    }
 
     let sql = rewritten(
         "SELECT c.customer_id, x.n FROM customer c, LATERAL (SELECT count(*) AS n FROM invoice) x \
