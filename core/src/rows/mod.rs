@@ -170,6 +170,12 @@ impl RowFilters {
         out
     }
 
+    /// Filter `index`'s name and printed pieces, when it has them.
+    fn printed(&self, index: usize) -> Option<(&str, &printed::PrintedFilter)> {
+        let filter = self.filters.get(index)?;
+        Some((filter.key.as_str(), filter.printed.as_ref()?))
+    }
+
     /// How many filters have printed pieces (the rest are rewritten as trees).
     #[cfg(test)]
     pub(crate) fn printed_count(&self) -> usize {

@@ -291,17 +291,12 @@ impl Rewriter<'_> {
         }
         let mut current = name.to_string();
         for &i in filters {
-            let Some((filter, printed)) = self
-                .rows
-                .filters
-                .get(i)
-                .and_then(|f| Some((f, f.printed.as_ref()?)))
-            else {
+            let Some((key, printed)) = self.rows.printed(i) else {
                 return Ok(None);
             };
             let mut level = String::with_capacity(current.len() + 64);
             level.push('(');
-            printed.render_derived(&mut level, &current, vars, &filter.key)?;
+            printed.render_derived(&mut level, &current, vars, key)?;
             level.push(')');
             current = level;
         }
@@ -332,19 +327,14 @@ impl Rewriter<'_> {
         let qualifier_text = qualifier.to_string();
         let mut text = String::new();
         for &i in filters {
-            let Some((filter, printed)) = self
-                .rows
-                .filters
-                .get(i)
-                .and_then(|f| Some((f, f.printed.as_ref()?)))
-            else {
+            let Some((key, printed)) = self.rows.printed(i) else {
                 return Ok(None);
             };
             if !text.is_empty() {
                 text.push_str(" AND ");
             }
             text.push('(');
-            printed.render_in_place(&mut text, &qualifier_text, vars, &filter.key)?;
+            printed.render_in_place(&mut text, &qualifier_text, vars, key)?;
             text.push(')');
         }
         if text.is_empty() {
