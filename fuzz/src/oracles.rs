@@ -312,6 +312,37 @@ pub fn mutation_fixed_point(dialect: Dialect, sql: &str) -> Option<ApprovedMutat
     Some(first)
 }
 
+/// The ON condition (printed) of the outer join whose nullable side is the table named `name`
+/// (by address) in `twj`.
+fn nullable_on(
+    twj: &sqlparser::ast::TableWithJoins,
+    name: &sqlparser::ast::ObjectName,
+) -> Option<String> {
+    use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor};
+    let is = |factor: &TableFactor| {
+        matches!(factor, TableFactor::Table { name: n, .. } if std::ptr::eq(n, name))
+    };
+    twj.joins.iter().enumerate().find_map(|(k, join)| {
+        let (JoinOperator::Left(JoinConstraint::On(on))
+        | JoinOperator::LeftOuter(JoinConstraint::On(on))
+        | JoinOperator::Right(JoinConstraint::On(on))
+        | JoinOperator::RightOuter(JoinConstraint::On(on))) = &join.join_operator
+        else {
+            return None;
+        };
+        let right = matches!(
+            join.join_operator,
+            JoinOperator::Right(_) | JoinOperator::RightOuter(_)
+        );
+        let nullable = if right {
+            k == 0 && is(&twj.relation)
+        } else {
+            is(&join.relation)
+        };
+        nullable.then(|| on.to_string())
+    })
+}
+
 /// One guard per dialect with row filters on `orders` and `customer` (`:t`).
 pub fn row_filter_guard(dialect: Dialect) -> &'static Guard {
     static GUARDS: OnceLock<Vec<Guard>> = OnceLock::new();
@@ -368,7 +399,9 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
             }
             // A grouped SELECT keeps a filtered table in place and puts its filter first in
             // the WHERE: `(q.tenant_id = 7)` for orders, `(q.id IN (SELECT customer_id FROM
-            // <filtered orders>` for customer, `q` its alias or name.
+            // <filtered orders>` for customer, `q` its alias or name; the nullable side of an
+            // outer join (the joined table of a LEFT JOIN, the first table of a first RIGHT
+            // JOIN) gets it first in that join's ON instead.
             if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() {
                 let condition = select
                     .selection
@@ -395,8 +428,10 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
                             } else {
                                 customer
                             };
+                            let on = nullable_on(twj, name).unwrap_or_default();
                             if condition.starts_with(&wanted)
                                 || condition.contains(&format!("AND {wanted}"))
+                                || on.starts_with(&wanted)
                             {
                                 self.filtered_in_place.push(std::ptr::from_ref(name));
                             }

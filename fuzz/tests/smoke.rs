@@ -213,3 +213,24 @@ fn standard_strings_off_agrees_without_backslashes() {
     }
     assert!(n > 100, "only {n} vectors");
 }
+
+/// The row filter oracle accepts a filtered table kept in place on the nullable side of an
+/// outer join of a grouped SELECT (its filter first in the join's ON), in every dialect that
+/// parses the join, and the approved SQL does carry the filter there.
+#[test]
+fn row_filter_oracle_accepts_the_nullable_side_filtered_in_its_on() {
+    for dialect in [Dialect::Postgres, Dialect::Sqlite, Dialect::Mysql, Dialect::Duckdb] {
+        for sql in [
+            "SELECT o.id, count(*) FROM t LEFT JOIN orders o ON o.x = t.x GROUP BY o.id",
+            "SELECT o.id, count(*) FROM orders o RIGHT JOIN t ON o.x = t.x GROUP BY o.id",
+        ] {
+            let approved = oracles::row_filter_oracle(dialect, sql)
+                .unwrap_or_else(|| panic!("{dialect:?} refused {sql}"));
+            assert!(
+                approved.sql.contains("ON (o.tenant_id = 7) AND (o.x = t.x)"),
+                "{dialect:?}: {}",
+                approved.sql
+            );
+        }
+    }
+}
