@@ -319,9 +319,7 @@ fn nullable_on(
     name: &sqlparser::ast::ObjectName,
 ) -> Option<String> {
     use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor};
-    let is = |factor: &TableFactor| {
-        matches!(factor, TableFactor::Table { name: n, .. } if std::ptr::eq(n, name))
-    };
+    let is = |factor: &TableFactor| matches!(factor, TableFactor::Table { name: n, .. } if std::ptr::eq(n, name));
     twj.joins.iter().enumerate().find_map(|(k, join)| {
         let (JoinOperator::Left(JoinConstraint::On(on))
         | JoinOperator::LeftOuter(JoinConstraint::On(on))

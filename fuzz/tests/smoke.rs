@@ -219,7 +219,12 @@ fn standard_strings_off_agrees_without_backslashes() {
 /// parses the join, and the approved SQL does carry the filter there.
 #[test]
 fn row_filter_oracle_accepts_the_nullable_side_filtered_in_its_on() {
-    for dialect in [Dialect::Postgres, Dialect::Sqlite, Dialect::Mysql, Dialect::Duckdb] {
+    for dialect in [
+        Dialect::Postgres,
+        Dialect::Sqlite,
+        Dialect::Mysql,
+        Dialect::Duckdb,
+    ] {
         for sql in [
             "SELECT o.id, count(*) FROM t LEFT JOIN orders o ON o.x = t.x GROUP BY o.id",
             "SELECT o.id, count(*) FROM orders o RIGHT JOIN t ON o.x = t.x GROUP BY o.id",
@@ -227,7 +232,9 @@ fn row_filter_oracle_accepts_the_nullable_side_filtered_in_its_on() {
             let approved = oracles::row_filter_oracle(dialect, sql)
                 .unwrap_or_else(|| panic!("{dialect:?} refused {sql}"));
             assert!(
-                approved.sql.contains("ON (o.tenant_id = 7) AND (o.x = t.x)"),
+                approved
+                    .sql
+                    .contains("ON (o.tenant_id = 7) AND (o.x = t.x)"),
                 "{dialect:?}: {}",
                 approved.sql
             );
