@@ -312,12 +312,42 @@ pub fn mutation_fixed_point(dialect: Dialect, sql: &str) -> Option<ApprovedMutat
     Some(first)
 }
 
-/// The ON condition (printed) of the outer join whose nullable side is the table named `name`
-/// (by address) in `twj`.
+/// The top-level conjuncts of `condition`, printed (through the parentheses the rewrite puts
+/// around a condition it puts a filter before).
+fn conjuncts(condition: &sqlparser::ast::Expr) -> Vec<String> {
+    use sqlparser::ast::{BinaryOperator, Expr};
+    match condition {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            let mut out = conjuncts(left);
+            out.extend(conjuncts(right));
+            out
+        }
+        Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                Expr::Nested(_)
+                    | Expr::BinaryOp {
+                        op: BinaryOperator::And,
+                        ..
+                    }
+            ) =>
+        {
+            conjuncts(inner)
+        }
+        other => vec![other.to_string()],
+    }
+}
+
+/// The top-level conjuncts of the ON condition of the outer join whose nullable side is the
+/// table named `name` (by address) in `twj`.
 fn nullable_on(
     twj: &sqlparser::ast::TableWithJoins,
     name: &sqlparser::ast::ObjectName,
-) -> Option<String> {
+) -> Option<Vec<String>> {
     use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor};
     let is = |factor: &TableFactor| matches!(factor, TableFactor::Table { name: n, .. } if std::ptr::eq(n, name));
     twj.joins.iter().enumerate().find_map(|(k, join)| {
@@ -337,7 +367,7 @@ fn nullable_on(
         } else {
             is(&join.relation)
         };
-        nullable.then(|| on.to_string())
+        nullable.then(|| conjuncts(on))
     })
 }
 
@@ -401,11 +431,7 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
             // outer join (the joined table of a LEFT JOIN, the first table of a first RIGHT
             // JOIN) gets it first in that join's ON instead.
             if let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() {
-                let condition = select
-                    .selection
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
+                let condition = select.selection.as_ref().map(conjuncts).unwrap_or_default();
                 for twj in &select.from {
                     for factor in
                         std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation))
@@ -427,10 +453,7 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
                                 customer
                             };
                             let on = nullable_on(twj, name).unwrap_or_default();
-                            if condition.starts_with(&wanted)
-                                || condition.contains(&format!("AND {wanted}"))
-                                || on.starts_with(&wanted)
-                            {
+                            if condition.iter().chain(&on).any(|c| c.starts_with(&wanted)) {
                                 self.filtered_in_place.push(std::ptr::from_ref(name));
                             }
                         }
