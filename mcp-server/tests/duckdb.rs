@@ -53,38 +53,6 @@ fn chinook_sqlite() -> Option<PathBuf> {
     None
 }
 
-/// `CustomerId` -> `customer_id`: the names of the PostgreSQL Chinook, which the vectors use.
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    let chars: Vec<char> = name.chars().collect();
-    for (i, c) in chars.iter().enumerate() {
-        if c.is_uppercase() {
-            let prev_lower = i > 0 && chars[i - 1].is_lowercase();
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if i > 0 && (prev_lower || next_lower) {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(*c);
-        }
-    }
-    out
-}
-
-fn duck_type(sqlite_type: &str) -> String {
-    let t = sqlite_type.to_ascii_uppercase();
-    if t.starts_with("NVARCHAR") || t.starts_with("VARCHAR") {
-        "VARCHAR".into()
-    } else if let Some(rest) = t.strip_prefix("NUMERIC") {
-        format!("DECIMAL{rest}")
-    } else if t == "DATETIME" {
-        "TIMESTAMP".into()
-    } else {
-        t
-    }
-}
-
 /// Every DuckDB type the brief lists, one row of values and one of NULLs.
 const ALL_TYPES: &str = r#"
 CREATE TYPE mood AS ENUM ('sad', 'happy');
@@ -113,112 +81,9 @@ CREATE TABLE u (b INTEGER);
 INSERT INTO u SELECT range FROM range(5);
 "#;
 
-/// Chinook and the extra tables in `dir/chinook.duckdb`.
+/// Chinook (`common::chinook_duckdb`) and the extra tables in `dir/chinook.duckdb`.
 fn build_database(dir: &Path, sqlite: &Path) -> PathBuf {
-    let path = dir.join("chinook.duckdb");
-    let src =
-        rusqlite::Connection::open_with_flags(sqlite, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .expect("open the corpus");
-    let dst = duckdb::Connection::open(&path).expect("create the DuckDB file");
-    let mut names: Vec<String> = src
-        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite%'")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    // Create referenced tables first (DuckDB checks that a foreign key's target exists).
-    let mut created: Vec<String> = Vec::new();
-    while !names.is_empty() {
-        let before = names.len();
-        names.retain(|table| {
-            let fks: Vec<(String, String, String)> = src
-                .prepare("SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1)")
-                .unwrap()
-                .query_map([table], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            let ready = fks
-                .iter()
-                .all(|(target, _, _)| target == table || created.contains(target));
-            if !ready {
-                return true;
-            }
-            let cols: Vec<(String, String, bool, i64)> = src
-                .prepare(
-                    "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid",
-                )
-                .unwrap()
-                .query_map([table], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                })
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            let mut defs: Vec<String> = cols
-                .iter()
-                .map(|(n, ty, not_null, _)| {
-                    format!(
-                        "{} {}{}",
-                        snake(n),
-                        duck_type(ty),
-                        if *not_null { " NOT NULL" } else { "" }
-                    )
-                })
-                .collect();
-            let mut pk: Vec<(i64, String)> = cols
-                .iter()
-                .filter(|c| c.3 > 0)
-                .map(|c| (c.3, snake(&c.0)))
-                .collect();
-            pk.sort();
-            defs.push(format!(
-                "PRIMARY KEY ({})",
-                pk.into_iter().map(|p| p.1).collect::<Vec<_>>().join(", ")
-            ));
-            // Self references (employee.reports_to) are left out: DuckDB checks them per row.
-            for (target, from, to) in fks.iter().filter(|f| &f.0 != table) {
-                defs.push(format!(
-                    "FOREIGN KEY ({}) REFERENCES {} ({})",
-                    snake(from),
-                    snake(target),
-                    snake(to)
-                ));
-            }
-            dst.execute_batch(&format!(
-                "CREATE TABLE {} ({})",
-                snake(table),
-                defs.join(", ")
-            ))
-            .unwrap();
-            let mut stmt = src.prepare(&format!("SELECT * FROM \"{table}\"")).unwrap();
-            let n = stmt.column_count();
-            let mut rows = stmt.query([]).unwrap();
-            let mut app = dst.appender(&snake(table)).unwrap();
-            while let Some(row) = rows.next().unwrap() {
-                let values: Vec<duckdb::types::Value> = (0..n)
-                    .map(|i| match row.get_ref(i).unwrap() {
-                        rusqlite::types::ValueRef::Null => duckdb::types::Value::Null,
-                        rusqlite::types::ValueRef::Integer(v) => duckdb::types::Value::BigInt(v),
-                        rusqlite::types::ValueRef::Real(v) => duckdb::types::Value::Double(v),
-                        rusqlite::types::ValueRef::Text(v) => {
-                            duckdb::types::Value::Text(String::from_utf8_lossy(v).into_owned())
-                        }
-                        rusqlite::types::ValueRef::Blob(v) => {
-                            duckdb::types::Value::Blob(v.to_vec())
-                        }
-                    })
-                    .collect();
-                app.append_row(duckdb::appender_params_from_iter(values))
-                    .unwrap();
-            }
-            app.flush().unwrap();
-            created.push(table.clone());
-            false
-        });
-        assert!(names.len() < before, "foreign keys in a cycle: {names:?}");
-    }
+    let (path, dst) = common::chinook_duckdb::build(dir, sqlite).expect("Chinook in DuckDB");
     dst.execute_batch(ALL_TYPES).unwrap();
     dst.execute_batch(
         "CREATE VIEW invoice_total AS SELECT invoice_id, total FROM invoice; CHECKPOINT",
