@@ -1,32 +1,43 @@
-//! `run_query` through the MCP server versus the same queries sent directly with tokio-postgres,
-//! against the same PostgreSQL (Chinook) in one run. Loopback only, bounded.
+//! `run_query` through the MCP server versus the same queries sent directly with each engine's
+//! own driver, per engine in one run: PostgreSQL, SQLite, MySQL / MariaDB and (built with
+//! `--features duckdb`) DuckDB, all on Chinook. Loopback only, bounded.
 //!
 //! ```sh
 //! E=$(scripts/pg-cluster.sh start | tail -n1); scripts/pg-cluster.sh load-chinook $(dirname $E); . $E
-//! cargo run --release -p sqlgate-mcp --example bench    # or: -- --iterations 2000 --seconds 10
-//! scripts/pg-cluster.sh stop $(dirname $E)
+//! M=$(scripts/mariadb-cluster.sh start | tail -n1); scripts/mariadb-cluster.sh load-chinook $(dirname $M); . $M
+//! cargo run --release -p sqlgate-mcp --features duckdb --example bench  # or: -- --iterations 2000 --seconds 10
+//! scripts/mariadb-cluster.sh stop $(dirname $M); scripts/pg-cluster.sh stop $(dirname $E)
 //! ```
 //!
-//! Latency: one client, the paths interleaved query by query so that machine noise hits all of
-//! them alike:
-//! - `direct`: tokio-postgres, `BEGIN READ ONLY`, the query, `ROLLBACK` (a read-only transaction
-//!   too, for fairness), on one connection; it runs the guard's `approved.sql`, so the database
-//!   does the same work on both sides;
+//! Engines (`bench/engines.rs`): PostgreSQL from `SQLGATE_CHINOOK_URL` (or `SQLGATE_BENCH_URL`),
+//! SQLite from the corpus's `chinook/Chinook_Sqlite.sqlite` (`$SQLGATE_CORPUS`, default
+//! `../shared/corpus`), MariaDB from `--mariadb-url` or `SQLGATE_MARIADB_CHINOOK_URL`, DuckDB from
+//! a Chinook file built from the SQLite one in a temporary folder (`tests/common/chinook_duckdb.rs`,
+//! as the DuckDB tests build it). An engine not configured is skipped with a line saying why.
+//!
+//! Latency, per engine: one client, the paths interleaved query by query so that machine noise
+//! hits all of them alike:
+//! - `direct`: the engine's driver running the guard's `approved.sql` the way the backend runs it
+//!   (PostgreSQL: `BEGIN READ ONLY`, the query, `ROLLBACK`; MariaDB: `START TRANSACTION READ
+//!   ONLY`, the prepared statement, `ROLLBACK`; SQLite and DuckDB: the prepared statement on a
+//!   read-only connection), so the database does the same work on both sides;
 //! - `guard`: `Guard::check_with_row_cap` alone (no database);
-//! - `engine`: `Engine::run_query` (guard + pooled execution + JSON rendering, no MCP);
+//! - `engine`: `Engine::run_query` (guard + execution + JSON rendering, no MCP);
 //! - `mcp in-process`: the `run_query` tool through an rmcp client over an in-memory pipe;
 //! - `mcp http`: the `run_query` tool through an rmcp client over streamable HTTP (session).
 //!
+//! "Added" is the median of the paired differences with `direct` (same query, same round).
+//!
 //! The audit log goes to a file in `SQLGATE_BENCH_AUDIT_DIR` (default `/dev/shm` when present,
-//! where fsync is free, like the default stderr sink); one extra measurement shows the cost of
-//! an fsynced `--audit-file` on the temp directory's disk.
+//! where fsync is free, like the default stderr sink); on PostgreSQL, one extra measurement
+//! shows the cost of an fsynced `--audit-file` on the temp directory's disk.
 //!
-//! Mutation: the added latency of a previewed, auto-approved (`full_access`) `run_mutation` over
-//! the same UPDATE sent directly with tokio-postgres (`bench/mutation.rs`; `--mutation-only` runs
-//! just that part).
-//!
-//! Throughput: 1, 8 and 32 concurrent HTTP clients (one session each) for a fixed time, and the
-//! same concurrency directly with tokio-postgres (one connection per client).
+//! PostgreSQL only, after the latency tables:
+//! - mutation: the added latency of a previewed, auto-approved (`full_access`) `run_mutation`
+//!   over the same UPDATE sent directly with tokio-postgres (`bench/mutation.rs`;
+//!   `--mutation-only` runs just that part);
+//! - throughput: 1, 8 and 32 concurrent HTTP clients (one session each) for a fixed time, and
+//!   the same concurrency directly with tokio-postgres (one connection per client).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -38,16 +49,19 @@ use rmcp::service::{Peer, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
-use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::audit::Audit;
-use sqlgate_mcp::backend::postgres::PgBackend;
-use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::engine::Engine;
 use sqlgate_mcp::http::{serve_http, HttpOptions};
 use sqlgate_mcp::tools::SqlGateServer;
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "duckdb")]
+#[path = "../tests/common/chinook_duckdb.rs"]
+mod chinook_duckdb;
+mod engines;
 mod mutation;
+
+use engines::{pg_connect, pg_direct, Direct, Target};
 
 // The allocator the shipped sqlgate-mcp binary uses (src/main.rs).
 #[global_allocator]
@@ -55,6 +69,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
+/// The queries, in the snake_case names of the PostgreSQL Chinook (`engines.rs` renames them for
+/// the SQLite and MySQL files).
 const QUERIES: &[(&str, &str)] = &[
     (
         "point lookup",
@@ -73,6 +89,8 @@ const QUERIES: &[(&str, &str)] = &[
         "SELECT track_id, name, composer, unit_price FROM track WHERE genre_id = 1 ORDER BY track_id LIMIT 100",
     ),
 ];
+/// The index of "100 rows" in [`QUERIES`], the query the issue's targets name.
+const HUNDRED_ROWS: usize = 3;
 
 const POLICY_MAX_ROWS: u64 = 1000;
 const POOL_SIZE: usize = 8;
@@ -81,18 +99,27 @@ struct Args {
     mutation_only: bool,
     iterations: usize,
     seconds: f64,
-    url: String,
+    /// PostgreSQL Chinook.
+    url: Option<String>,
+    /// MySQL / MariaDB Chinook.
+    mariadb_url: Option<String>,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 fn args() -> Result<Args, Error> {
     let mut iterations = 1000;
     let mut seconds = 5.0;
     let mut mutation_only = false;
+    let mut mariadb_url = env("SQLGATE_MARIADB_CHINOOK_URL");
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--iterations" => iterations = it.next().ok_or("--iterations N")?.parse()?,
             "--seconds" => seconds = it.next().ok_or("--seconds S")?.parse()?,
+            "--mariadb-url" => mariadb_url = Some(it.next().ok_or("--mariadb-url URL")?),
             "--mutation-only" => mutation_only = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
@@ -100,16 +127,12 @@ fn args() -> Result<Args, Error> {
     if !(1..=100_000).contains(&iterations) || !(0.5..=120.0).contains(&seconds) {
         return Err("--iterations 1..100000, --seconds 0.5..120".into());
     }
-    let url = std::env::var("SQLGATE_BENCH_URL")
-        .or_else(|_| std::env::var("SQLGATE_CHINOOK_URL"))
-        .map_err(|_| {
-            "set SQLGATE_CHINOOK_URL (or SQLGATE_BENCH_URL) to a PostgreSQL database loaded with Chinook"
-        })?;
     Ok(Args {
         mutation_only,
         iterations,
         seconds,
-        url,
+        url: env("SQLGATE_BENCH_URL").or_else(|| env("SQLGATE_CHINOOK_URL")),
+        mariadb_url,
     })
 }
 
@@ -126,20 +149,6 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
     v[i.min(v.len() - 1)]
 }
 
-async fn pg_connect(url: &str) -> Result<tokio_postgres::Client, Error> {
-    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
-    tokio::spawn(conn);
-    Ok(client)
-}
-
-/// The fair direct path: a read-only transaction around the query, always rolled back.
-async fn direct(client: &tokio_postgres::Client, sql: &str) -> Result<usize, Error> {
-    client.execute("BEGIN READ ONLY", &[]).await?;
-    let rows = client.query(sql, &[]).await;
-    client.execute("ROLLBACK", &[]).await?;
-    Ok(rows?.len())
-}
-
 async fn tool(peer: &Peer<RoleClient>, sql: &str) -> Result<usize, Error> {
     let mut p = CallToolRequestParams::new("run_query");
     if let Value::Object(m) = json!({ "sql": sql }) {
@@ -151,27 +160,6 @@ async fn tool(peer: &Peer<RoleClient>, sql: &str) -> Result<usize, Error> {
         return Err(format!("run_query failed: {out}").into());
     }
     Ok(out["row_count"].as_u64().unwrap_or(0) as usize)
-}
-
-async fn engine(url: &str) -> Result<Arc<Engine>, Error> {
-    let pg = PgBackend::connect(url, POOL_SIZE, Duration::from_secs(10), false)
-        .await
-        .map_err(|e| e.to_string())?;
-    let engine = Engine::new(
-        Backend::Postgres(pg),
-        EngineConfig {
-            policy: Policy {
-                max_rows: Some(POLICY_MAX_ROWS),
-                ..Policy::for_dialect(Dialect::Postgres)
-            },
-            max_result_bytes: 1 << 20,
-            statement_timeout: Duration::from_secs(10),
-            mode: sqlgate_mcp::mode::Mode::ReadOnly,
-            approval_timeout: Duration::from_secs(60),
-        },
-    )
-    .await?;
-    Ok(Arc::new(engine))
 }
 
 async fn in_process(
@@ -195,6 +183,28 @@ async fn http_client(url: &str) -> Result<RunningService<RoleClient, ()>, Error>
     )
 }
 
+/// `engine` served over streamable HTTP on a loopback port until `shutdown`; returns its URL.
+async fn start_http(
+    engine: Arc<Engine>,
+    audit: Audit,
+    shutdown: CancellationToken,
+) -> Result<String, Error> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let opts = HttpOptions {
+        addr: "127.0.0.1:0".into(),
+        stateless: false,
+        token: None,
+        allowed_origins: Vec::new(),
+        max_body_bytes: 1 << 20,
+    };
+    tokio::spawn(async move {
+        if let Err(e) = serve_http(engine, audit, opts, shutdown, Some(tx)).await {
+            eprintln!("bench: HTTP server: {e}");
+        }
+    });
+    Ok(format!("http://{}/mcp", rx.await?))
+}
+
 fn audit_dir() -> PathBuf {
     match std::env::var_os("SQLGATE_BENCH_AUDIT_DIR") {
         Some(d) => PathBuf::from(d),
@@ -212,6 +222,165 @@ const HTTP: usize = 4;
 
 fn ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
+}
+
+/// One engine's latency samples.
+struct Latency {
+    /// The engine and its version.
+    name: String,
+    /// `s[path][query]`, milliseconds; index i of every path is the same round.
+    s: Vec<Vec<Vec<f64>>>,
+}
+
+impl Latency {
+    /// Every sample of `path`.
+    fn all(&self, path: usize) -> Vec<f64> {
+        self.s[path].iter().flatten().copied().collect()
+    }
+
+    /// The median of the paired differences of `path` with `direct` (same query, same round),
+    /// for query `q` or all of them.
+    fn added(&self, path: usize, q: Option<usize>) -> f64 {
+        let qs: Vec<usize> = match q {
+            Some(q) => vec![q],
+            None => (0..QUERIES.len()).collect(),
+        };
+        let mut d: Vec<f64> = Vec::new();
+        for q in qs {
+            d.extend(
+                self.s[path][q]
+                    .iter()
+                    .zip(&self.s[DIRECT][q])
+                    .map(|(a, b)| a - b),
+            );
+        }
+        median(&mut d)
+    }
+
+    /// The median table (one row per query and one for all), then p90 / p99.
+    fn print(&self) {
+        println!();
+        println!("{}: median latency, ms, one client:", self.name);
+        println!();
+        print!("| query |");
+        for name in PATHS {
+            print!(" {name} |");
+        }
+        println!(" added by the engine | added by MCP in-process | added by MCP over HTTP |");
+        println!("|---|{}", "---|".repeat(PATHS.len() + 3));
+        let rows = (0..QUERIES.len()).map(|q| (QUERIES[q].0, Some(q)));
+        for (name, q) in rows.chain([("all", None)]) {
+            print!("| {name} |");
+            for path in 0..PATHS.len() {
+                let mut v = match q {
+                    Some(q) => self.s[path][q].clone(),
+                    None => self.all(path),
+                };
+                print!(" {:.3} |", median(&mut v));
+            }
+            println!(
+                " {:+.3} | {:+.3} | {:+.3} |",
+                self.added(ENGINE, q),
+                self.added(INPROC, q),
+                self.added(HTTP, q)
+            );
+        }
+        print!("p90 / p99 ms, all queries:");
+        for (path, name) in PATHS.iter().enumerate() {
+            let mut v = self.all(path);
+            print!(
+                " {name} {:.3} / {:.3};",
+                percentile(&mut v, 0.9),
+                percentile(&mut v, 0.99)
+            );
+        }
+        println!();
+    }
+}
+
+/// The latency of every path on one engine: checks that every path returns the same rows,
+/// then runs `iterations` rounds per query (after a warm-up), the paths interleaved in a
+/// rotating order so that no path always runs right after another.
+async fn latency<D: Direct>(
+    t: &mut Target<D>,
+    audit: &Audit,
+    iterations: usize,
+) -> Result<Latency, Error> {
+    let guard = t.engine.guard();
+    let cap = Some(POLICY_MAX_ROWS + 1);
+    // What the server executes; the direct path runs the same text.
+    let mut approved: Vec<String> = Vec::new();
+    for ((name, _), sql) in QUERIES.iter().zip(&t.queries) {
+        let a = guard
+            .check_with_row_cap(sql, cap)
+            .map_err(|r| format!("{}: {name}: refused: {}", t.name, r.error.message))?;
+        approved.push(a.sql);
+    }
+    let shutdown = CancellationToken::new();
+    let url = start_http(t.engine.clone(), audit.clone(), shutdown.clone()).await?;
+    let inproc = in_process(t.engine.clone(), audit.clone()).await?;
+    let http = http_client(&url).await?;
+
+    // Same results on every path.
+    for (q, (name, _)) in QUERIES.iter().enumerate() {
+        let d = t.direct.run(&approved[q]).await?;
+        let h = tool(http.peer(), &t.queries[q]).await?;
+        let p = tool(inproc.peer(), &t.queries[q]).await?;
+        if d != h || d != p {
+            let e = format!(
+                "{}: {name}: {d} rows direct, {h} over HTTP, {p} in-process",
+                t.name
+            );
+            return Err(e.into());
+        }
+    }
+
+    let warmup = (iterations / 10).max(50);
+    let mut s: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); QUERIES.len()]; PATHS.len()];
+    for i in 0..(warmup + iterations * QUERIES.len()) {
+        let q = i % QUERIES.len();
+        let sql = t.queries[q].as_str();
+        let mut round = [0.0f64; PATHS.len()];
+        for k in 0..PATHS.len() {
+            let path = (i / QUERIES.len() + k) % PATHS.len();
+            let start = Instant::now();
+            match path {
+                DIRECT => {
+                    t.direct.run(&approved[q]).await?;
+                }
+                GUARD => {
+                    guard
+                        .check_with_row_cap(sql, cap)
+                        .map_err(|r| r.error.message)?;
+                }
+                ENGINE => {
+                    let (r, _) = t.engine.run_query(sql).await;
+                    r.map_err(|e| e.message)?;
+                }
+                INPROC => {
+                    tool(inproc.peer(), sql).await?;
+                }
+                _ => {
+                    tool(http.peer(), sql).await?;
+                }
+            }
+            round[path] = ms(start);
+        }
+        if i >= warmup {
+            for (path, v) in round.iter().enumerate() {
+                s[path][q].push(*v);
+            }
+        }
+    }
+    let _ = inproc.cancel().await;
+    let _ = http.cancel().await;
+    shutdown.cancel();
+    let out = Latency {
+        name: t.name.clone(),
+        s,
+    };
+    out.print();
+    Ok(out)
 }
 
 /// Runs `clients` concurrent loops of `call` for `seconds`; returns calls per second.
@@ -285,7 +454,7 @@ impl Worker for DirectWorker {
         q: usize,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send + '_>> {
         Box::pin(async move {
-            direct(&self.0, &self.1[q]).await?;
+            pg_direct(&self.0, &self.1[q]).await?;
             Ok(())
         })
     }
@@ -305,219 +474,149 @@ async fn main() {
 async fn run() -> Result<(), Error> {
     let args = args()?;
     if args.mutation_only {
-        return mutation::report(&args.url, args.iterations).await;
+        let url = args
+            .url
+            .as_deref()
+            .ok_or("--mutation-only needs SQLGATE_CHINOOK_URL")?;
+        return mutation::report(url, args.iterations).await;
     }
-    let engine = engine(&args.url).await?;
-    let guard = engine.guard();
-    let cap = Some(POLICY_MAX_ROWS + 1);
-    // What the server executes; the direct path runs the same text.
-    let mut approved: Vec<String> = Vec::new();
-    for (name, sql) in QUERIES {
-        let a = guard
-            .check_with_row_cap(sql, cap)
-            .map_err(|r| format!("{name}: refused: {}", r.error.message))?;
-        approved.push(a.sql);
-    }
-    let approved = Arc::new(approved);
-
-    let dir = tempfile::tempdir_in(audit_dir()).or_else(|_| tempfile::tempdir())?;
-    let audit = Audit::file(&dir.path().join("audit.jsonl"))?;
-    let shutdown = CancellationToken::new();
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    {
-        let engine = engine.clone();
-        let audit = audit.clone();
-        let s = shutdown.clone();
-        let opts = HttpOptions {
-            addr: "127.0.0.1:0".into(),
-            stateless: false,
-            token: None,
-            allowed_origins: Vec::new(),
-            max_body_bytes: 1 << 20,
-        };
-        tokio::spawn(async move {
-            if let Err(e) = serve_http(engine, audit, opts, s, Some(tx)).await {
-                eprintln!("bench: HTTP server: {e}");
-            }
-        });
-    }
-    let url = format!("http://{}/mcp", rx.await?);
-
-    let direct_client = pg_connect(&args.url).await?;
-    let inproc = in_process(engine.clone(), audit.clone()).await?;
-    let http = http_client(&url).await?;
-
-    // Same results on every path.
-    for (i, (name, sql)) in QUERIES.iter().enumerate() {
-        let d = direct(&direct_client, &approved[i]).await?;
-        let h = tool(http.peer(), sql).await?;
-        let p = tool(inproc.peer(), sql).await?;
-        if d != h || d != p {
-            return Err(format!("{name}: {d} rows direct, {h} over HTTP, {p} in-process").into());
-        }
-    }
-
-    let warmup = (args.iterations / 10).max(50);
-    // samples[path][query], in milliseconds; index i of every path is the same round.
-    let mut s: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); QUERIES.len()]; PATHS.len()];
-    for i in 0..(warmup + args.iterations * QUERIES.len()) {
-        let q = i % QUERIES.len();
-        let sql = QUERIES[q].1;
-        let mut round = [0.0f64; 5];
-        // Rotate the order so that no path always runs right after another.
-        for k in 0..PATHS.len() {
-            let path = (i / QUERIES.len() + k) % PATHS.len();
-            let t = Instant::now();
-            match path {
-                DIRECT => {
-                    direct(&direct_client, &approved[q]).await?;
-                }
-                GUARD => {
-                    guard
-                        .check_with_row_cap(sql, cap)
-                        .map_err(|r| r.error.message)?;
-                }
-                ENGINE => {
-                    let (r, _) = engine.run_query(sql).await;
-                    r.map_err(|e| e.message)?;
-                }
-                INPROC => {
-                    tool(inproc.peer(), sql).await?;
-                }
-                _ => {
-                    tool(http.peer(), sql).await?;
-                }
-            }
-            round[path] = ms(t);
-        }
-        if i >= warmup {
-            for (path, v) in round.iter().enumerate() {
-                s[path][q].push(*v);
-            }
-        }
-    }
-
-    // The cost of an fsynced audit file on a disk.
-    let disk_dir = tempfile::tempdir()?;
-    let disk_audit = Audit::file(&disk_dir.path().join("audit.jsonl"))?;
-    let inproc_disk = in_process(engine.clone(), disk_audit).await?;
-    let mut disk = Vec::new();
-    for i in 0..(args.iterations / 2).max(100) {
-        let t = Instant::now();
-        tool(inproc_disk.peer(), QUERIES[i % QUERIES.len()].1).await?;
-        disk.push(ms(t));
-    }
-    let _ = inproc_disk.cancel().await;
-
-    let pg_version: String = direct_client
-        .query_one("SELECT current_setting('server_version')", &[])
-        .await?
-        .try_get(0)?;
     println!(
-        "sqlgate-mcp bench: PostgreSQL {pg_version} on loopback, {} cores, {} rounds per query and path, pool {POOL_SIZE}, audit file in {}",
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "sqlgate-mcp bench: loopback, {} cores, {} rounds per query and path, pool {POOL_SIZE} \
+         (PostgreSQL, MariaDB), audit file in {}",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(0),
         args.iterations,
         audit_dir().display()
     );
-    println!();
-    println!("Median latency, ms, one client (guard: `Guard::check_with_row_cap` alone):");
-    println!();
-    print!("| query |");
-    for name in PATHS {
-        print!(" {name} |");
+    let dir = tempfile::tempdir_in(audit_dir()).or_else(|_| tempfile::tempdir())?;
+    let audit = Audit::file(&dir.path().join("audit.jsonl"))?;
+    let sqlite_file = engines::chinook_sqlite();
+
+    let mut tables: Vec<Latency> = Vec::new();
+    let postgres = engines::postgres(args.url.as_deref()).await?;
+    let mut pg = None;
+    if let Some(mut t) = postgres {
+        tables.push(latency(&mut t, &audit, args.iterations).await?);
+        pg = Some(t);
     }
-    println!(" added by MCP over HTTP | added by MCP in-process |");
-    println!("|---|---|---|---|---|---|---|---|");
-    // Added latency: the median of the paired differences (same query, same round).
-    let paired = |path: usize, q: Option<usize>| -> f64 {
-        let qs: Vec<usize> = match q {
-            Some(q) => vec![q],
-            None => (0..QUERIES.len()).collect(),
-        };
-        let mut d: Vec<f64> = Vec::new();
-        for q in qs {
-            d.extend(s[path][q].iter().zip(&s[DIRECT][q]).map(|(a, b)| a - b));
+    if let Some(mut t) = engines::sqlite(sqlite_file.as_deref()).await? {
+        tables.push(latency(&mut t, &audit, args.iterations).await?);
+    }
+    if let Some(mut t) = engines::mysql(args.mariadb_url.as_deref()).await? {
+        tables.push(latency(&mut t, &audit, args.iterations).await?);
+    }
+    #[cfg(feature = "duckdb")]
+    {
+        let duck_dir = tempfile::tempdir()?;
+        if let Some(mut t) = engines::duckdb(sqlite_file.as_deref(), duck_dir.path()).await? {
+            tables.push(latency(&mut t, &audit, args.iterations).await?);
         }
-        median(&mut d)
+    }
+    #[cfg(not(feature = "duckdb"))]
+    engines::duckdb_skipped();
+
+    println!();
+    println!("Added median latency of run_query over the direct driver call, ms:");
+    println!();
+    println!("| engine | direct, 100 rows | in-process, 100 rows | over HTTP, 100 rows | in-process, all | over HTTP, all |");
+    println!("|---|---|---|---|---|---|");
+    for l in &tables {
+        println!(
+            "| {} | {:.3} | {:+.3} | {:+.3} | {:+.3} | {:+.3} |",
+            l.name,
+            median(&mut l.s[DIRECT][HUNDRED_ROWS].clone()),
+            l.added(INPROC, Some(HUNDRED_ROWS)),
+            l.added(HTTP, Some(HUNDRED_ROWS)),
+            l.added(INPROC, None),
+            l.added(HTTP, None)
+        );
+    }
+
+    let (Some(t), Some(url)) = (pg, args.url.as_deref()) else {
+        println!("PostgreSQL: skipped: the fsync, guard, throughput and mutation measurements");
+        return Ok(());
     };
-    for (q, (name, _)) in QUERIES.iter().enumerate() {
-        print!("| {name} |");
-        for per_path in &s {
-            print!(" {:.3} |", median(&mut per_path[q].clone()));
-        }
+    if let Some(l) = tables.first() {
+        let (inproc, http) = (
+            l.added(INPROC, Some(HUNDRED_ROWS)),
+            l.added(HTTP, Some(HUNDRED_ROWS)),
+        );
+        let verdict = |v: f64, target: f64| if v < target { "met" } else { "NOT met" };
+        println!();
         println!(
-            " {:+.3} | {:+.3} |",
-            paired(HTTP, Some(q)),
-            paired(INPROC, Some(q))
+            "{}, 100 rows: added {inproc:.3} ms in process (target < 0.3 ms: {}), {http:.3} ms over HTTP (target < 0.6 ms: {}).",
+            l.name,
+            verdict(inproc, 0.3),
+            verdict(http, 0.6)
         );
     }
-    let all = |path: usize| -> Vec<f64> { s[path].iter().flatten().copied().collect() };
-    print!("| all |");
-    for path in 0..PATHS.len() {
-        print!(" {:.3} |", median(&mut all(path)));
+    postgres_extras(&t, url, &audit, &args).await
+}
+
+/// PostgreSQL only: an fsynced audit file on disk, the guard in a hot loop, throughput with
+/// 1, 8 and 32 clients, and the mutation table.
+async fn postgres_extras(
+    t: &Target<engines::Postgres>,
+    url: &str,
+    audit: &Audit,
+    args: &Args,
+) -> Result<(), Error> {
+    let disk_dir = tempfile::tempdir()?;
+    let disk_audit = Audit::file(&disk_dir.path().join("audit.jsonl"))?;
+    let inproc_disk = in_process(t.engine.clone(), disk_audit.clone()).await?;
+    let mut disk = Vec::new();
+    for i in 0..(args.iterations / 2).max(100) {
+        let start = Instant::now();
+        tool(inproc_disk.peer(), &t.queries[i % QUERIES.len()]).await?;
+        disk.push(ms(start));
     }
-    let added_http = paired(HTTP, None);
-    let added_inproc = paired(INPROC, None);
-    println!(" {added_http:+.3} | {added_inproc:+.3} |");
-    let g = median(&mut all(GUARD));
+    let _ = inproc_disk.cancel().await;
     println!();
-    println!("p90 / p99 ms, all queries:");
-    for (path, name) in PATHS.iter().enumerate() {
-        let mut v = all(path);
-        println!(
-            "- {name}: {:.3} / {:.3}",
-            percentile(&mut v, 0.9),
-            percentile(&mut v, 0.99)
-        );
-    }
     println!(
-        "- MCP in-process with an fsynced audit file on disk: median {:.3}, p90 {:.3}, p99 {:.3}",
+        "PostgreSQL, MCP in-process with an fsynced audit file on disk: median {:.3}, p90 {:.3}, p99 {:.3} ms",
         median(&mut disk),
         percentile(&mut disk, 0.9),
         percentile(&mut disk, 0.99)
     );
-    println!();
-    println!(
-        "Added median latency over HTTP: {added_http:.3} ms (target < 1 ms: {}); the guard's share: {g:.3} ms = {:.0}%. \
-         In-process MCP adds {added_inproc:.3} ms (guard {:.0}%); the engine alone adds {:.3} ms.",
-        if added_http < 1.0 { "met" } else { "NOT met" },
-        100.0 * g / added_http.max(1e-9),
-        100.0 * g / added_inproc.max(1e-9),
-        paired(ENGINE, None)
-    );
+
+    let guard = t.engine.guard();
+    let cap = Some(POLICY_MAX_ROWS + 1);
     print!("Guard alone in a hot loop (warm caches), median ms:");
+    let mut approved = Vec::new();
     for (name, sql) in QUERIES {
         let mut v = Vec::with_capacity(500);
         for _ in 0..500 {
-            let t = Instant::now();
+            let start = Instant::now();
             let _ = guard.check_with_row_cap(sql, cap);
-            v.push(ms(t));
+            v.push(ms(start));
         }
         print!(" {name} {:.3};", median(&mut v));
+        let a = guard
+            .check_with_row_cap(sql, cap)
+            .map_err(|r| r.error.message)?;
+        approved.push(a.sql);
     }
     println!();
-    let _ = inproc.cancel().await;
-    let _ = http.cancel().await;
+    let approved = Arc::new(approved);
 
+    let shutdown = CancellationToken::new();
+    let http_url = start_http(t.engine.clone(), audit.clone(), shutdown.clone()).await?;
     println!();
     println!(
         "| concurrent clients | run_query over HTTP, calls/s | direct tokio-postgres, queries/s | ratio |"
     );
     println!("|---|---|---|---|");
     for clients in [1usize, 8, 32] {
-        let url = url.clone();
         let mcp = throughput(clients, args.seconds, |_| {
-            let url = url.clone();
-            async move { Ok(Box::new(HttpWorker(http_client(&url).await?)) as Box<dyn Worker>) }
+            let http_url = http_url.clone();
+            async move { Ok(Box::new(HttpWorker(http_client(&http_url).await?)) as Box<dyn Worker>) }
         })
         .await?;
-        let db = args.url.clone();
-        let approved = approved.clone();
         let dir = throughput(clients, args.seconds, |_| {
-            let db = db.clone();
             let approved = approved.clone();
             async move {
-                Ok(Box::new(DirectWorker(pg_connect(&db).await?, approved)) as Box<dyn Worker>)
+                Ok(Box::new(DirectWorker(pg_connect(url).await?, approved)) as Box<dyn Worker>)
             }
         })
         .await?;
@@ -527,5 +626,5 @@ async fn run() -> Result<(), Error> {
         );
     }
     shutdown.cancel();
-    mutation::report(&args.url, args.iterations).await
+    mutation::report(url, args.iterations).await
 }

@@ -18,7 +18,8 @@ use sqlgate_mcp::engine::{Engine, EngineConfig};
 use sqlgate_mcp::mode::Mode;
 use sqlgate_mcp::tools::SqlGateServer;
 
-use super::{audit_dir, median, ms, pg_connect, Error};
+use super::{audit_dir, median, ms, Error};
+use crate::engines::pg_connect;
 
 const MUTATION: &str = "UPDATE genre SET name = name WHERE genre_id = 1";
 

@@ -263,23 +263,69 @@ fn integer(v: i128) -> Value {
     }
 }
 
-/// A value of a result column, knowing its DuckDB type: HUGEINT and UHUGEINT reach Arrow as
-/// DECIMAL(38,0) and are integers, not decimals.
+/// A value of a result column, knowing its DuckDB type where Arrow's does not tell: HUGEINT and
+/// UHUGEINT reach Arrow as DECIMAL(38,0) and are integers, not decimals; BIT reaches it as bytes
+/// and is a string of `0` and `1` (as PostgreSQL's bit strings render), not base64.
 fn top_level_value(array: &dyn Array, row: usize, duck_type: &str) -> Value {
     if array.is_null(row) {
         return Value::Null;
     }
-    if matches!(duck_type, "HUGEINT" | "UHUGEINT") {
-        if let Some(a) = array.as_primitive_opt::<dt::Decimal128Type>() {
-            return integer(a.value(row));
+    match duck_type {
+        "HUGEINT" | "UHUGEINT" => {
+            if let Some(a) = array.as_primitive_opt::<dt::Decimal128Type>() {
+                return integer(a.value(row));
+            }
         }
+        "BIT" => {
+            if let Some(bits) = bytes(array, row).and_then(bit_string) {
+                return Value::String(bits);
+            }
+        }
+        _ => {}
     }
     value(array, row)
 }
 
+/// The bytes of a binary value, whichever Arrow layout carries them.
+fn bytes(array: &dyn Array, row: usize) -> Option<&[u8]> {
+    match array.data_type() {
+        DataType::Binary => Some(array.as_binary::<i32>().value(row)),
+        DataType::LargeBinary => Some(array.as_binary::<i64>().value(row)),
+        DataType::BinaryView => Some(array.as_binary_view().value(row)),
+        _ => None,
+    }
+}
+
+/// DuckDB's BIT storage as its bit string: the first byte counts the padding bits that open the
+/// second byte; the bits after them, most significant first, are the value (`'101'::BIT` is
+/// `[5, 0b1111_1101]`).
+fn bit_string(raw: &[u8]) -> Option<String> {
+    let (&padding, data) = raw.split_first()?;
+    let padding = usize::from(padding);
+    if padding > 7 || (data.is_empty() && padding != 0) {
+        return None;
+    }
+    let bits = (0..data.len() * 8).skip(padding).map(|i| {
+        let set = data.get(i / 8).is_some_and(|b| b & (0x80 >> (i % 8)) != 0);
+        if set {
+            '1'
+        } else {
+            '0'
+        }
+    });
+    Some(bits.collect())
+}
+
 /// Renders one Arrow value as JSON: numbers, booleans, strings, base64 for bytes, arrays for
-/// lists, objects for structs and maps; decimals, dates, times and intervals as DuckDB-like
-/// strings; anything else through Arrow's formatter.
+/// lists, objects for structs and maps, an INTERVAL as an ISO 8601 duration ([`interval`]), a
+/// UNION as a one-key object naming its member (`{"num": 7}`; a NULL member is null, as Arrow
+/// gives a union no validity of its own); decimals, dates and times as DuckDB-like strings;
+/// anything else through Arrow's formatter.
+///
+/// TIME WITH TIME ZONE is not exact: DuckDB's Arrow export (without `arrow_lossless_conversion`)
+/// sends its local time without the offset, so it renders as that time (`13:14:15.250` for
+/// `13:14:15.25+05:30`). Turning lossless conversion on changes UUID, HUGEINT, UHUGEINT and BIT
+/// to extension types as well, which this renderer does not decode yet.
 fn value(array: &dyn Array, row: usize) -> Value {
     if array.is_null(row) {
         return Value::Null;
@@ -330,8 +376,49 @@ fn value(array: &dyn Array, row: usize) -> Value {
             Value::Object(out)
         }
         DataType::Timestamp(unit, Some(_)) => instant(array, row, *unit),
+        DataType::Interval(unit) => interval(array, row, *unit),
+        DataType::Union(fields, _) => {
+            let u = array.as_union();
+            let tag = u.type_id(row);
+            let member = value(u.child(tag).as_ref(), u.value_offset(row));
+            match fields.iter().find(|(id, _)| *id == tag) {
+                _ if member.is_null() => Value::Null,
+                Some((_, field)) => {
+                    let mut out = Map::new();
+                    out.insert(field.name().clone(), member);
+                    Value::Object(out)
+                }
+                None => member,
+            }
+        }
         _ => formatted(array, row),
     }
+}
+
+/// An INTERVAL as the PostgreSQL backend renders one (`render::iso_interval`): an ISO 8601
+/// duration of its months, days and microseconds, each part keeping its own sign, since DuckDB
+/// (like PostgreSQL) keeps them apart: `INTERVAL '1 year 2 months 3 days 04:05:06'` is
+/// `P1Y2M3DT4H5M6S`, `-(INTERVAL '14 months')` `P-1Y-2M`, zero `PT0S`. DuckDB counts in
+/// microseconds, which Arrow carries as nanoseconds.
+fn interval(array: &dyn Array, row: usize, unit: dt::IntervalUnit) -> Value {
+    let (months, days, micros) = match unit {
+        dt::IntervalUnit::YearMonth => (
+            array.as_primitive::<dt::IntervalYearMonthType>().value(row),
+            0,
+            0,
+        ),
+        dt::IntervalUnit::DayTime => {
+            let v = array.as_primitive::<dt::IntervalDayTimeType>().value(row);
+            (0, v.days, i64::from(v.milliseconds) * 1000)
+        }
+        dt::IntervalUnit::MonthDayNano => {
+            let v = array
+                .as_primitive::<dt::IntervalMonthDayNanoType>()
+                .value(row);
+            (v.months, v.days, v.nanoseconds / 1000)
+        }
+    };
+    Value::String(crate::render::iso_interval(months, days, micros))
 }
 
 /// A TIMESTAMPTZ as RFC 3339 in UTC (`...Z`): Arrow's formatter needs a time zone database for
@@ -516,6 +603,18 @@ mod tests {
             Value::String("9007199254740993".into())
         );
         assert_eq!(integer(i128::MAX), Value::String(i128::MAX.to_string()));
+    }
+
+    #[test]
+    fn bit_strings() {
+        assert_eq!(bit_string(&[5, 0b1111_1101]).as_deref(), Some("101"));
+        assert_eq!(
+            bit_string(&[0, 0x80, 0x01]).as_deref(),
+            Some("1000000000000001")
+        );
+        assert_eq!(bit_string(&[7, 0xFE]).as_deref(), Some("0"));
+        assert_eq!(bit_string(&[]), None);
+        assert_eq!(bit_string(&[8, 0]), None);
     }
 
     #[test]

@@ -4,6 +4,9 @@
 // Each test file compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
+#[cfg(feature = "duckdb")]
+pub mod chinook_duckdb;
+
 use std::sync::Arc;
 use std::time::Duration;
 
