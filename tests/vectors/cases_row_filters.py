@@ -43,7 +43,16 @@ def cases(ok, no):
                "row filter: inside exists", policy=FIXED),
             ok("SELECT c.customer_id, count(i.invoice_id) FROM customer c LEFT JOIN invoice i "
                "ON i.customer_id = c.customer_id GROUP BY c.customer_id",
-               "row filter: the nullable side of a grouped outer join is wrapped", policy=FIXED),
+               "row filter: the nullable side of a grouped outer join keeps its place, filtered first in its ON",
+               policy=FIXED,
+               sql="SELECT c.customer_id, count(i.invoice_id) FROM customer c LEFT JOIN invoice i "
+                   "ON (i.customer_id = 42) AND (i.customer_id = c.customer_id) GROUP BY c.customer_id LIMIT 1000"),
+            ok("SELECT c.customer_id, count(i.invoice_id) FROM customer c FULL JOIN invoice i "
+               "ON i.customer_id = c.customer_id GROUP BY c.customer_id",
+               "row filter: a grouped full join's side is wrapped (its unmatched rows stay)", policy=FIXED,
+               sql="SELECT c.customer_id, count(i.invoice_id) FROM customer c FULL JOIN (SELECT * FROM invoice "
+                   "AS sqlgate_filtered WHERE sqlgate_filtered.customer_id = 42) i ON i.customer_id = "
+                   "c.customer_id GROUP BY c.customer_id LIMIT 1000"),
             no("TABLE invoice", "row filter: TABLE cannot be filtered", "row_filter", policy=FIXED),
             no("SELECT public.invoice.* FROM public.invoice", "row filter: a filtered table answers to its name only",
                "unknown_table", policy=FIXED),
