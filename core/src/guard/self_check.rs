@@ -15,6 +15,36 @@ impl Guard {
     /// are functions of the tree), so this is the fixed point (ARCHITECTURE.md, "Pipeline")
     /// without running the validation a second time. Equality ignores only source positions.
     pub(super) fn self_check(&self, sql: &str, checked: &Statement) -> Result<(), String> {
+        self.reparse_one(sql, |again| {
+            if again == checked {
+                debug_assert_eq!(again.to_string(), sql, "equal trees printed differently");
+                Ok(())
+            } else {
+                Err(format!("it parses back as `{again}`"))
+            }
+        })
+    }
+
+    /// The debug builds' check of a read whose row filters were spliced in as printed text
+    /// (`rows/printed.rs`), whose tree holds text nodes and so cannot be compared: `sql` must
+    /// pass the pre-checks, parse as one statement and print back as itself.
+    pub(super) fn reprint_check(&self, sql: &str) -> Result<(), String> {
+        self.reparse_one(sql, |again| {
+            if again.to_string() == sql {
+                Ok(())
+            } else {
+                Err(format!("it prints back as `{again}`"))
+            }
+        })
+    }
+
+    /// Passes `sql` through the pre-checks and the parser as a second pass, and `judge`s the
+    /// one statement it must hold.
+    fn reparse_one(
+        &self,
+        sql: &str,
+        judge: impl FnOnce(&Statement) -> Result<(), String>,
+    ) -> Result<(), String> {
         let dialect = self.policy.dialect;
         let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
         check_nul(sql).map_err(refused)?;
@@ -28,33 +58,7 @@ impl Guard {
         stacker::maybe_grow(stack, stack, || {
             let reparsed = parse_tokens(tokens, dialect, self.policy.max_depth).map_err(refused)?;
             match reparsed.as_slice() {
-                [again] if again == checked => {
-                    debug_assert_eq!(again.to_string(), sql, "equal trees printed differently");
-                    Ok(())
-                }
-                [again] => Err(format!("it parses back as `{again}`")),
-                more => Err(format!("it parses back as {} statements", more.len())),
-            }
-        })
-    }
-}
-
-impl Guard {
-    /// The debug builds' check of a read whose row filters were spliced in as printed text
-    /// (`rows/printed.rs`), whose tree holds text nodes and so cannot be compared: `sql` must
-    /// pass the pre-checks, parse as one statement and print back as itself.
-    pub(super) fn reprint_check(&self, sql: &str) -> Result<(), String> {
-        let dialect = self.policy.dialect;
-        let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
-        check_nul(sql).map_err(refused)?;
-        let tokens = tokenize(sql, dialect).map_err(refused)?;
-        check_tokens(&tokens, &self.policy).map_err(refused)?;
-        let stack = stack_for(&tokens);
-        stacker::maybe_grow(stack, stack, || {
-            let reparsed = parse_tokens(tokens, dialect, self.policy.max_depth).map_err(refused)?;
-            match reparsed.as_slice() {
-                [again] if again.to_string() == sql => Ok(()),
-                [again] => Err(format!("it prints back as `{again}`")),
+                [again] => judge(again),
                 more => Err(format!("it parses back as {} statements", more.len())),
             }
         })
