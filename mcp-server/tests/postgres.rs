@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::backend::postgres::PgBackend;
+use sqlgate_mcp::backend::QueryLimits;
 
 mod common;
 use common::{pg_engine, postgres_policy};
@@ -311,4 +312,60 @@ async fn the_cost_cap_refuses_a_cross_join_and_passes_every_gold_query() {
     assert_eq!(small.estimate.expect("an estimate").over_cap, None);
     let refused = e.validate_with_estimate("DELETE FROM artist").await;
     assert_eq!(refused.estimate, None, "no estimate for a refused query");
+}
+
+/// Every read is a read-only transaction of its own under the statement timeout, rolled back,
+/// also when it fails or returns no row (its columns are still described). The backend alone
+/// (its SQL is not the guard's business here), one pooled connection, so that a transaction left
+/// open would show in the next read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_read_is_its_own_read_only_transaction() {
+    let Some(url) = chinook_url() else { return };
+    let pg = PgBackend::connect(&url, 1, Duration::from_secs(7), false)
+        .await
+        .expect("connect");
+    let limits = QueryLimits {
+        max_rows: Some(10),
+        max_bytes: 1 << 20,
+        timeout: Duration::from_secs(7),
+    };
+    let settings = "SELECT current_setting('transaction_read_only') AS ro, \
+                    current_setting('statement_timeout') AS timeout, now()::text AS started";
+    let write = "CREATE TABLE sqlgate_must_not_exist (a int)";
+    let mut started = Vec::new();
+    for sql in [
+        settings,
+        "SELECT 1 / (SELECT count(*) - count(*) FROM artist)",
+        settings,
+        "SELECT artist_id, name FROM artist WHERE artist_id < 0",
+        settings,
+        write,
+        settings,
+    ] {
+        let r = pg.execute(sql, limits).await;
+        if sql == settings {
+            let out = r.expect(sql);
+            let row = &out.rows[0];
+            assert_eq!(row["ro"], "on", "{sql}");
+            assert_eq!(row["timeout"], "7s", "{sql}");
+            started.push(row["started"].clone());
+        } else if sql.contains("artist_id < 0") {
+            let out = r.expect(sql);
+            assert!(out.rows.is_empty());
+            let columns: Vec<(&str, &str)> = out
+                .columns
+                .iter()
+                .map(|c| (c.name.as_str(), c.data_type.as_str()))
+                .collect();
+            assert_eq!(columns, [("artist_id", "int4"), ("name", "varchar")]);
+        } else if sql == write {
+            // 25006: read_only_sql_transaction.
+            assert_eq!(r.expect_err(sql).sqlstate.as_deref(), Some("25006"));
+        } else {
+            assert_eq!(r.expect_err(sql).sqlstate.as_deref(), Some("22012"));
+        }
+    }
+    // now() is the transaction's start: four reads, four transactions.
+    started.dedup();
+    assert_eq!(started.len(), 4, "{started:?}");
 }

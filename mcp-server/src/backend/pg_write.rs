@@ -2,7 +2,9 @@
 //! never the simple-query protocol) in `BEGIN READ WRITE` with `SET LOCAL statement_timeout`,
 //! counting the rows it touches; and the startup check of what the role may write.
 
-use super::postgres::{map_err, pool_err, run_prepared, settle, PgBackend, GRACE};
+use super::postgres::{
+    begin_and_prepare, collect_rows, map_err, pool_err, settle, PgBackend, GRACE,
+};
 use super::{DbError, Finish, MutationRun, QueryLimits};
 
 /// Privileges a mutation class needs on its target.
@@ -25,20 +27,20 @@ impl PgBackend {
     ) -> Result<MutationRun, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
         let work = async {
-            if let Err(e) = client.execute("BEGIN READ WRITE", &[]).await {
-                return (Err(map_err(&e)), false);
-            }
             let mut result =
-                run_prepared(&client, sql, limits, true)
-                    .await
-                    .map(|(returning, affected_rows)| MutationRun {
-                        affected_rows,
-                        returning,
-                        committed: false,
-                    });
+                match begin_and_prepare(&client, "BEGIN READ WRITE", sql, limits.timeout).await {
+                    Err(e) => return (Err(e), false),
+                    Ok(Err(e)) => Err(e),
+                    Ok(Ok(stmt)) => collect_rows(&client, &stmt, limits, true).await,
+                }
+                .map(|(returning, affected_rows)| MutationRun {
+                    affected_rows,
+                    returning,
+                    committed: false,
+                });
             let commit = matches!(&result, Ok(r) if finish.commits(r.affected_rows));
             let end = if commit { "COMMIT" } else { "ROLLBACK" };
-            match client.execute(end, &[]).await {
+            match client.batch_execute(end).await {
                 Ok(_) => {
                     if let Ok(r) = result.as_mut() {
                         r.committed = commit;

@@ -1,14 +1,17 @@
 //! PostgreSQL backend: a deadpool connection pool; every query runs through the extended protocol
 //! (prepare + bind, never the simple-query protocol) inside `BEGIN READ ONLY` with
-//! `SET LOCAL statement_timeout`, and is always rolled back.
+//! `SET LOCAL statement_timeout`, and is always rolled back. Requests are pipelined: a read costs
+//! two round trips (the BEGIN with the Parse; the Bind / Execute with the ROLLBACK).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use futures::future::{join, join3};
 use futures::{pin_mut, TryStreamExt};
 use tokio_postgres::error::SqlState;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::Column;
 use tokio_postgres::NoTls;
 
 use super::{
@@ -126,52 +129,119 @@ pub(crate) fn pool_err(e: &deadpool_postgres::PoolError) -> DbError {
 /// How long past the statement timeout the client waits before it cancels the query itself.
 pub(super) const GRACE: Duration = Duration::from_secs(5);
 
-/// Runs `sql` in the open transaction under `SET LOCAL statement_timeout`, prepared (extended
-/// protocol, never the simple-query protocol), rendering rows into a [`Collector`]. Stops at the
-/// cap unless `read_all` (a mutation's count of affected rows comes after its last row).
-/// Returns the rows kept and the count of rows the statement affected.
-pub(super) async fn run_prepared(
+/// The simple query that opens a transaction: `begin` (`BEGIN READ ONLY` or `BEGIN READ WRITE`)
+/// and its `SET LOCAL statement_timeout` (our constant text and an integer, never the agent's SQL).
+fn begin_sql(begin: &str, timeout: Duration) -> String {
+    format!(
+        "{begin}; SET LOCAL statement_timeout = {}",
+        timeout.as_millis().max(1)
+    )
+}
+
+/// Opens a transaction and prepares `sql` in one round trip: the BEGIN ([`begin_sql`]) pipelined
+/// with the Parse of the approved SQL (the extended protocol, which takes exactly one statement).
+/// The outer error means the transaction did not open (the connection cannot be trusted); the
+/// inner one that `sql` did not prepare (the transaction is open and must be ended).
+pub(super) async fn begin_and_prepare(
     client: &tokio_postgres::Client,
+    begin: &str,
     sql: &str,
+    timeout: Duration,
+) -> Result<Result<tokio_postgres::Statement, DbError>, DbError> {
+    let setup = begin_sql(begin, timeout);
+    // `join` polls in order, and tokio-postgres sends each request on its future's first poll:
+    // the server reads the BEGIN before the Parse.
+    let (begun, prepared) = join(client.batch_execute(&setup), client.prepare(sql)).await;
+    begun.map_err(|e| map_err(&e))?;
+    Ok(prepared.map_err(|e| map_err(&e)))
+}
+
+/// A collector for `columns`, and their types (to render each row's values).
+fn collector_for(columns: &[Column], limits: QueryLimits) -> (Collector, Vec<Type>) {
+    let names: Vec<String> = columns.iter().map(|c| c.name().to_string()).collect();
+    let types: Vec<Type> = columns.iter().map(|c| c.type_().clone()).collect();
+    let type_names = types.iter().map(|t| t.name().to_string()).collect();
+    (Collector::new(&names, type_names, limits), types)
+}
+
+/// A row's values rendered as JSON, in column order.
+fn row_values(types: &[Type], row: &tokio_postgres::Row) -> Vec<serde_json::Value> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| {
+            render(
+                ty,
+                row.try_get::<_, RawValue>(i).map(|r| r.raw).unwrap_or(None),
+            )
+        })
+        .collect()
+}
+
+/// Runs the prepared statement in the open transaction, rendering rows into a [`Collector`].
+/// Stops at the cap unless `read_all` (a mutation's count of affected rows comes after its last
+/// row). Returns the rows kept and the count of rows the statement affected.
+pub(super) async fn collect_rows(
+    client: &tokio_postgres::Client,
+    stmt: &tokio_postgres::Statement,
     limits: QueryLimits,
     read_all: bool,
 ) -> Result<(QueryResult, u64), DbError> {
-    let ms = limits.timeout.as_millis().max(1).to_string();
-    client
-        .query("SELECT set_config('statement_timeout', $1, true)", &[&ms])
-        .await
-        .map_err(|e| map_err(&e))?;
-    let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
-    let names: Vec<String> = stmt
-        .columns()
-        .iter()
-        .map(|c| c.name().to_string())
-        .collect();
-    let types: Vec<tokio_postgres::types::Type> =
-        stmt.columns().iter().map(|c| c.type_().clone()).collect();
-    let type_names = types.iter().map(|t| t.name().to_string()).collect();
-    let mut collector = Collector::new(&names, type_names, limits);
+    let (mut collector, types) = collector_for(stmt.columns(), limits);
     let stream = client
-        .query_raw(&stmt, slice_iter(&[]))
+        .query_raw(stmt, slice_iter(&[]))
         .await
         .map_err(|e| map_err(&e))?;
     pin_mut!(stream);
     while let Some(row) = stream.try_next().await.map_err(|e| map_err(&e))? {
-        let values = types
-            .iter()
-            .enumerate()
-            .map(|(i, ty)| {
-                render(
-                    ty,
-                    row.try_get::<_, RawValue>(i).map(|r| r.raw).unwrap_or(None),
-                )
-            })
-            .collect();
-        if !collector.push(values) && !read_all {
+        if !collector.push(row_values(&types, &row)) && !read_all {
             break;
         }
     }
     Ok((collector.result, stream.rows_affected().unwrap_or(0)))
+}
+
+/// Parses, binds and executes approved read `sql` as the unnamed statement (one request) and
+/// collects its rows under the caps. `None` when it returned no row: the columns come with the
+/// first row (the driver keeps the description of an unnamed statement to itself).
+async fn read_rows(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    limits: QueryLimits,
+) -> Result<Option<QueryResult>, DbError> {
+    let no_params = std::iter::empty::<(&(dyn ToSql + Sync), Type)>();
+    let stream = client
+        .query_typed_raw(sql, no_params)
+        .await
+        .map_err(|e| map_err(&e))?;
+    pin_mut!(stream);
+    let mut collector = None;
+    while let Some(row) = stream.try_next().await.map_err(|e| map_err(&e))? {
+        let (collector, types) =
+            collector.get_or_insert_with(|| collector_for(row.columns(), limits));
+        if !collector.push(row_values(types, &row)) {
+            break;
+        }
+    }
+    Ok(collector.map(|(c, _)| c.result))
+}
+
+/// The columns of a read that returned no row, and no row: `sql` prepared (not run) in a
+/// read-only transaction, rolled back. The flag says whether the transaction ended.
+async fn describe(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    limits: QueryLimits,
+) -> (Result<QueryResult, DbError>, bool) {
+    let prepared = begin_and_prepare(client, "BEGIN READ ONLY", sql, limits.timeout).await;
+    let ended = match &prepared {
+        Err(_) => false,
+        Ok(_) => client.batch_execute("ROLLBACK").await.is_ok(),
+    };
+    let result = prepared
+        .and_then(|p| p)
+        .map(|stmt| collector_for(stmt.columns(), limits).0.result);
+    (result, ended)
 }
 
 /// Ends a transaction's work on `client`: `outcome` is the work's result and whether its COMMIT
@@ -401,17 +471,38 @@ impl PgBackend {
         Ok(w)
     }
 
-    /// Executes approved SQL: read-only transaction, local timeout, capped fetch, rollback.
+    /// Executes approved SQL: read-only transaction, local timeout, capped fetch, rollback. One
+    /// round trip: the BEGIN, the statement (parse, bind, execute) and the ROLLBACK are sent
+    /// together (pipelined) and answered in order. A result without rows takes a second one, to
+    /// describe its columns.
     pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
         let work = async {
-            if let Err(e) = client.execute("BEGIN READ ONLY", &[]).await {
+            let setup = begin_sql("BEGIN READ ONLY", limits.timeout);
+            // `join3` polls in order and each request leaves on its future's first poll, so the
+            // server reads the BEGIN, then the statement, then the ROLLBACK. The statement cannot
+            // run outside the read-only transaction: a connection leaves the pool idle (`settle`
+            // drops any whose transaction did not end), where BEGIN does not fail, and a failed
+            // SET LOCAL aborts the transaction and with it the statement.
+            let (begun, rows, rolled_back) = join3(
+                client.batch_execute(&setup),
+                read_rows(&client, sql, limits),
+                client.batch_execute("ROLLBACK"),
+            )
+            .await;
+            // A failed BEGIN or ROLLBACK means the connection cannot be trusted.
+            if let Err(e) = begun {
                 return (Err(map_err(&e)), false);
             }
-            let result = run_prepared(&client, sql, limits, false).await;
-            // Always roll back; a failed rollback means the connection cannot be trusted.
-            let rolled_back = client.execute("ROLLBACK", &[]).await.is_ok();
-            (result.map(|(rows, _)| rows), rolled_back)
+            let rolled_back = rolled_back.is_ok();
+            match rows {
+                Ok(Some(result)) => (Ok(result), rolled_back),
+                Ok(None) => {
+                    let (described, ended) = describe(&client, sql, limits).await;
+                    (described, rolled_back && ended)
+                }
+                Err(e) => (Err(e), rolled_back),
+            }
         };
         let outcome = tokio::time::timeout(limits.timeout + GRACE, work).await;
         settle(
@@ -431,25 +522,23 @@ impl PgBackend {
     ) -> Result<Option<super::cost::Estimate>, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
         let work = async {
-            if let Err(e) = client.execute("BEGIN READ ONLY", &[]).await {
-                return (Err(map_err(&e)), false);
-            }
-            let result = async {
-                let ms = timeout.as_millis().max(1).to_string();
-                client
-                    .query("SELECT set_config('statement_timeout', $1, true)", &[&ms])
-                    .await
-                    .map_err(|e| map_err(&e))?;
-                let row = client
-                    .query_one(&format!("EXPLAIN (FORMAT JSON) {sql}"), &[])
-                    .await
-                    .map_err(|e| map_err(&e))?;
+            let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
+            let stmt = match begin_and_prepare(&client, "BEGIN READ ONLY", &explain, timeout).await
+            {
+                Err(e) => return (Err(e), false),
+                Ok(Err(e)) => return (Err(e), client.batch_execute("ROLLBACK").await.is_ok()),
+                Ok(Ok(stmt)) => stmt,
+            };
+            let (row, rolled_back) = join(
+                client.query_one(&stmt, &[]),
+                client.batch_execute("ROLLBACK"),
+            )
+            .await;
+            let result = row.map_err(|e| map_err(&e)).and_then(|row| {
                 let plan: serde_json::Value = row.try_get(0).map_err(|e| map_err(&e))?;
                 Ok(super::cost::from_postgres_plan(&plan))
-            }
-            .await;
-            let rolled_back = client.execute("ROLLBACK", &[]).await.is_ok();
-            (result, rolled_back)
+            });
+            (result, rolled_back.is_ok())
         };
         let outcome = tokio::time::timeout(timeout + GRACE, work).await;
         settle(client, outcome, "EXPLAIN ran over the statement timeout").await
