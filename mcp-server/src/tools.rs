@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures::future::join;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -57,16 +58,19 @@ fn success<T: Serialize>(value: &T, rendering: String) -> CallToolResult {
 }
 
 /// A result whose structured content is already JSON (no second copy of the rows).
+/// A result with `value` as its structured content and `rendering` as its text. Built from
+/// `success` rather than rmcp's `structured`, which would first print `value` as the text only
+/// for it to be replaced.
 fn success_json(value: serde_json::Value, rendering: String) -> CallToolResult {
-    let mut r = CallToolResult::structured(value);
-    r.content = vec![ContentBlock::text(rendering)];
+    let mut r = CallToolResult::success(vec![ContentBlock::text(rendering)]);
+    r.structured_content = Some(value);
     r
 }
 
 fn failure(e: &ToolError) -> CallToolResult {
     let v = serde_json::to_value(e).unwrap_or_default();
-    let mut r = CallToolResult::structured_error(v);
-    r.content = vec![ContentBlock::text(text::error(e))];
+    let mut r = CallToolResult::error(vec![ContentBlock::text(text::error(e))]);
+    r.structured_content = Some(v);
     r
 }
 
@@ -231,9 +235,22 @@ impl SqlGateServer {
     async fn audited(
         &self,
         ctx: &RequestContext<RoleServer>,
-        mut record: AuditRecord,
+        record: AuditRecord,
         start: Instant,
         result: CallToolResult,
+    ) -> Result<CallToolResult, McpError> {
+        self.audited_while(ctx, record, start, move || result).await
+    }
+
+    /// As [`Self::audited`], building the result while the audit writer stores the record (on
+    /// its own thread): the result of a large read takes a while to render, and the call returns
+    /// only once both are done.
+    async fn audited_while(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        mut record: AuditRecord,
+        start: Instant,
+        result: impl FnOnce() -> CallToolResult,
     ) -> Result<CallToolResult, McpError> {
         let (client, version) = client_of(ctx);
         record.client = client;
@@ -249,7 +266,10 @@ impl SqlGateServer {
             .map(str::to_string);
         record.shorten_too_large_sql();
         let tool = record.tool.clone();
-        match self.audit.record(record).await {
+        // `join` polls in order: the record is queued (on the first poll of `record`) before
+        // the result is built.
+        let (stored, result) = join(self.audit.record(record), async { result() }).await;
+        match stored {
             Ok(()) => Ok(result),
             Err(e) if !self.audit.must_fail(&tool) => {
                 eprintln!("sqlgate-mcp: audit log write failed ({e}); {tool} continues (--audit-failure strict_mutations)");
@@ -390,13 +410,17 @@ impl SqlGateServer {
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
         let (outcome, trace) = self.engine.run_query(&args.sql).await;
-        let (decision, code, row_count, result) = match outcome {
-            Ok(out) => (Decision::Allow, None, Some(out.row_count), {
+        let (decision, code, row_count) = match &outcome {
+            Ok(out) => (Decision::Allow, None, Some(out.row_count)),
+            Err(e) if e.is_database_error() => (Decision::Error, Some(e.code), None),
+            Err(e) => (Decision::Refuse, Some(e.code), None),
+        };
+        let result = move || match outcome {
+            Ok(out) => {
                 let rendering = text::run_query(&out);
                 success_json(out.into_json(), rendering)
-            }),
-            Err(e) if e.is_database_error() => (Decision::Error, Some(e.code), None, failure(&e)),
-            Err(e) => (Decision::Refuse, Some(e.code), None, failure(&e)),
+            }
+            Err(e) => failure(&e),
         };
         let rec = AuditRecord {
             code,
@@ -406,7 +430,7 @@ impl SqlGateServer {
             executed_sql: trace.executed_sql,
             ..AuditRecord::new("run_query", decision)
         };
-        self.audited(&ctx, rec, start, result).await
+        self.audited_while(&ctx, rec, start, result).await
     }
 
     /// Previews, (when the mode asks) gets approved, and commits one mutation.

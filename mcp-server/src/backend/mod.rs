@@ -344,9 +344,7 @@ impl Collector {
         for (k, v) in self.keys.iter().zip(values) {
             row.insert(k.clone(), v);
         }
-        let size = serde_json::to_string(&row)
-            .map(|s| s.len() + 1)
-            .unwrap_or(0);
+        let size = json_len(&row) + 1;
         if self.bytes + size > self.limits.max_bytes {
             self.result.truncated = true;
             return false;
@@ -355,6 +353,25 @@ impl Collector {
         self.result.rows.push(row);
         true
     }
+}
+
+/// The length of `row` serialised as JSON, counted without building the text (the byte cap is
+/// checked on every row).
+fn json_len(row: &Map<String, Value>) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Serialising a map of JSON values to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, row);
+    count.0
 }
 
 /// What one execution of a mutation did.
@@ -559,5 +576,19 @@ mod tests {
         assert!(c.push(vec![Value::from("x")]));
         assert!(!c.push(vec![Value::from("a long string that does not fit")]));
         assert!(c.result.truncated);
+    }
+
+    #[test]
+    fn json_len_is_the_length_of_the_json_text() {
+        let row = serde_json::json!({
+            "quote\"d": "line\nbreak \u{1} é 😀 \\",
+            "n": [1, -2.5, null, true],
+            "o": {"k": {}},
+        });
+        let Value::Object(row) = row else {
+            unreachable!()
+        };
+        let text = serde_json::to_string(&row).map_err(|e| e.to_string());
+        assert_eq!(Ok(json_len(&row)), text.map(|t| t.len()));
     }
 }
