@@ -35,7 +35,7 @@
 //! PostgreSQL only, after the latency tables:
 //! - mutation: the added latency of a previewed, auto-approved (`full_access`) `run_mutation`
 //!   over the same UPDATE sent directly with tokio-postgres (`bench/mutation.rs`;
-//!   `--mutation-only` runs just that part);
+//!   `--mutation-only` runs just that part, `--latency-only` skips it and the rest of this list);
 //! - throughput: 1, 8 and 32 concurrent HTTP clients (one session each) for a fixed time, and
 //!   the same concurrency directly with tokio-postgres (one connection per client).
 
@@ -97,6 +97,8 @@ const POOL_SIZE: usize = 8;
 
 struct Args {
     mutation_only: bool,
+    /// Only the per-engine latency tables (no fsync, throughput or mutation runs).
+    latency_only: bool,
     iterations: usize,
     seconds: f64,
     /// PostgreSQL Chinook.
@@ -113,6 +115,7 @@ fn args() -> Result<Args, Error> {
     let mut iterations = 1000;
     let mut seconds = 5.0;
     let mut mutation_only = false;
+    let mut latency_only = false;
     let mut mariadb_url = env("SQLGATE_MARIADB_CHINOOK_URL");
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -121,6 +124,7 @@ fn args() -> Result<Args, Error> {
             "--seconds" => seconds = it.next().ok_or("--seconds S")?.parse()?,
             "--mariadb-url" => mariadb_url = Some(it.next().ok_or("--mariadb-url URL")?),
             "--mutation-only" => mutation_only = true,
+            "--latency-only" => latency_only = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -129,6 +133,7 @@ fn args() -> Result<Args, Error> {
     }
     Ok(Args {
         mutation_only,
+        latency_only,
         iterations,
         seconds,
         url: env("SQLGATE_BENCH_URL").or_else(|| env("SQLGATE_CHINOOK_URL")),
@@ -551,7 +556,69 @@ async fn run() -> Result<(), Error> {
             verdict(http, 0.6)
         );
     }
+    if args.latency_only {
+        return Ok(());
+    }
     postgres_extras(&t, url, &audit, &args).await
+}
+
+/// The 100-row query against a direct call pipelined as the backend pipelines it (one round
+/// trip), interleaved with the plain direct call, the engine and the in-process tool: what
+/// sqlgate's own work costs once the backend's fewer round trips are taken out.
+async fn pipelined_baseline(
+    t: &Target<engines::Postgres>,
+    audit: &Audit,
+    iterations: usize,
+) -> Result<(), Error> {
+    let sql = &t.queries[HUNDRED_ROWS];
+    let approved = t
+        .engine
+        .guard()
+        .check_with_row_cap(sql, Some(POLICY_MAX_ROWS + 1))
+        .map_err(|r| r.error.message)?
+        .sql;
+    let inproc = in_process(t.engine.clone(), audit.clone()).await?;
+    let mut s: [Vec<f64>; 4] = Default::default();
+    for _ in 0..iterations {
+        for (path, samples) in s.iter_mut().enumerate() {
+            let start = Instant::now();
+            match path {
+                0 => {
+                    engines::pg_direct(&t.direct.0, &approved).await?;
+                }
+                1 => {
+                    engines::pg_pipelined(&t.direct.0, &approved).await?;
+                }
+                2 => {
+                    let (r, _) = t.engine.run_query(sql).await;
+                    r.map_err(|e| e.message)?;
+                }
+                _ => {
+                    tool(inproc.peer(), sql).await?;
+                }
+            }
+            samples.push(ms(start));
+        }
+    }
+    let _ = inproc.cancel().await;
+    // Added: the median of the differences within a round, as in the latency tables.
+    let added = |path: &[f64]| {
+        let mut d: Vec<f64> = path.iter().zip(&s[1]).map(|(a, b)| a - b).collect();
+        median(&mut d)
+    };
+    let (engine_added, inproc_added) = (added(&s[2]), added(&s[3]));
+    let [mut direct, mut pipelined, mut engine, mut inproc] = s;
+    println!();
+    println!(
+        "PostgreSQL, 100 rows, against a direct call pipelined like the backend (one round trip), \
+         median ms: direct {:.3}, direct pipelined {:.3}, engine {:.3} (added {engine_added:+.3}), \
+         MCP in-process {:.3} (added {inproc_added:+.3})",
+        median(&mut direct),
+        median(&mut pipelined),
+        median(&mut engine),
+        median(&mut inproc),
+    );
+    Ok(())
 }
 
 /// PostgreSQL only: an fsynced audit file on disk, the guard in a hot loop, throughput with
@@ -598,6 +665,7 @@ async fn postgres_extras(
         approved.push(a.sql);
     }
     println!();
+    pipelined_baseline(t, audit, args.iterations).await?;
     let approved = Arc::new(approved);
 
     let shutdown = CancellationToken::new();
