@@ -320,10 +320,8 @@ async fn every_type_renders_to_json() {
     assert!(nulls.values().all(Value::is_null), "{nulls:?}");
 
     // Intervals as ISO 8601 durations (each part keeps its sign) and BIT strings as PostgreSQL's
-    // render; a UNION as an object naming its member; NULL as null. TIMETZ: KNOWN GAP, DuckDB's
-    // Arrow export (without `arrow_lossless_conversion`) sends the local time and drops the
-    // offset, so `13:14:15.25+05:30` arrives as `13:14:15.250`; this pins what a client gets
-    // today (PostgreSQL renders `13:14:15.25+05:30`).
+    // render; a UNION as an object naming its member; NULL as null; TIMETZ as DuckDB's own text,
+    // its offset included.
     let r = call(
         &client,
         "run_query",
@@ -335,13 +333,13 @@ async fn every_type_renders_to_json() {
     assert_eq!(
         out["rows"],
         json!([
-            {"k": 1, "iv": "P1Y2M3DT4H5M6.5S", "tz": "13:14:15.250", "bits": "101",
+            {"k": 1, "iv": "P1Y2M3DT4H5M6.5S", "tz": "13:14:15.25+05:30", "bits": "101",
              "u": {"num": 7}},
-            {"k": 2, "iv": "P-1Y-2M-3DT-4H-5M-6.5S", "tz": "01:02:03",
+            {"k": 2, "iv": "P-1Y-2M-3DT-4H-5M-6.5S", "tz": "01:02:03-08",
              "bits": "10000000011", "u": {"str": "seven"}},
-            {"k": 3, "iv": "P1M-1DT0.25S", "tz": "23:59:59", "bits": "0",
+            {"k": 3, "iv": "P1M-1DT0.25S", "tz": "23:59:59+00", "bits": "0",
              "u": {"l": [1, null]}},
-            {"k": 4, "iv": "PT-0.5S", "tz": "00:00:00", "bits": "11111111", "u": null},
+            {"k": 4, "iv": "PT-0.5S", "tz": "00:00:00-15:59", "bits": "11111111", "u": null},
             {"k": 5, "iv": "PT0S", "tz": null, "bits": null, "u": null},
             {"k": 6, "iv": null, "tz": null, "bits": null, "u": null}
         ])
@@ -405,6 +403,7 @@ fn locked_settings(e: &Engine) -> Vec<String> {
         "lock_configuration",
         "autoload_known_extensions",
         "threads",
+        "arrow_lossless_conversion",
     ]
     .iter()
     .map(|s| format!("{s}={}", b.setting(s).unwrap()))
@@ -443,6 +442,8 @@ async fn attacks_are_refused_and_change_nothing() {
         format!("COPY (SELECT 1) TO '{}/out.csv'", f.dir.path().display()),
         "SET enable_external_access = true".to_string(),
         "SET lock_configuration = false".to_string(),
+        // Would drop TIMETZ offsets from the results again.
+        "SET arrow_lossless_conversion = false".to_string(),
         "PRAGMA enable_external_access".to_string(),
         "INSERT INTO t VALUES (1)".to_string(),
         "CREATE TABLE pwned (a INTEGER)".to_string(),
@@ -466,6 +467,10 @@ async fn attacks_are_refused_and_change_nothing() {
     );
     assert!(
         expected.contains(&"lock_configuration=true".to_string()),
+        "{expected:?}"
+    );
+    assert!(
+        expected.contains(&"arrow_lossless_conversion=true".to_string()),
         "{expected:?}"
     );
 
