@@ -88,6 +88,29 @@ INSERT INTO more_types VALUES
   (4, INTERVAL '-0.5 seconds', TIMETZ '00:00:00-15:59', '11111111'::BIT, NULL),
   (5, INTERVAL '0 seconds', NULL, NULL, NULL),
   (6, NULL, NULL, NULL, NULL);
+CREATE TABLE tz_nested (
+  k INTEGER, tz TIMETZ, lt TIMETZ[], lb BIT[],
+  s STRUCT(t TIMETZ, b BIT, u UUID, h HUGEINT, uh UHUGEINT, ok BOOLEAN, d DECIMAL(9, 2), iv INTERVAL),
+  m MAP(VARCHAR, BIT), lok BOOLEAN[], big VARINT
+);
+INSERT INTO tz_nested VALUES
+  (1, '12:34:56+02:00', ['12:34:56.789-05:30', NULL, '00:00:00+00'], ['101', NULL, '0'],
+   {'t': '23:59:59.000001+15:59:59', 'b': '1000000000000001',
+    'u': 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'h': -170141183460469231731687303715884105728,
+    'uh': 340282366920938463463374607431768211455, 'ok': false, 'd': -1234567.89,
+    'iv': INTERVAL '-1 day 00:00:00.000001'},
+   MAP {'x': '11'::BIT, 'y': NULL}, [true, false, NULL], '-123456789012345678901234567890'),
+  (2, '12:34:56.789-05:30', [], [], NULL, NULL, [], '0'),
+  (3, '00:00:00.5+00', NULL, NULL,
+   {'t': NULL, 'b': NULL, 'u': NULL, 'h': NULL, 'uh': NULL, 'ok': NULL, 'd': NULL, 'iv': NULL},
+   MAP {}, NULL, '9007199254740993'),
+  (4, '24:00:00-15:59:59', ['23:59:59.999999-00:00:01'], ['11111111'],
+   {'t': '01:02:03.04-00:30', 'b': '0', 'u': '00000000-0000-0000-0000-000000000000', 'h': 7,
+    'uh': 0, 'ok': true, 'd': 0.5, 'iv': INTERVAL '0 seconds'},
+   MAP {'z': '0101'::BIT}, [true], '-1'),
+  (5, '12:00:00-00:30', NULL, NULL, NULL, NULL, NULL, NULL),
+  (6, '12:00:00.000010+00:00:30', NULL, NULL, NULL, NULL, NULL, NULL),
+  (7, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 CREATE TABLE t (a INTEGER);
 INSERT INTO t SELECT range FROM range(10);
 CREATE TABLE u (b INTEGER);
@@ -359,6 +382,119 @@ async fn every_type_renders_to_json() {
             "BIT",
             "UNION(num INTEGER, str VARCHAR, l INTEGER[])"
         ]
+    );
+    client.cancel().await.ok();
+}
+
+/// TIME WITH TIME ZONE keeps its offset (positive, negative, zero, with minutes and seconds) and
+/// its fraction, as DuckDB's own text; TIMETZ, BIT, UUID, HUGEINT, UHUGEINT, BOOLEAN, DECIMAL and
+/// INTERVAL render the same inside a LIST, a STRUCT and a MAP as at the top level; BIGNUM as an
+/// integer (its digits beyond 2^53). The backend reads Arrow with `arrow_lossless_conversion`, where DuckDB sends these as
+/// extension types.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timetz_and_extension_types_render_exactly() {
+    let Some(f) = fixture() else { return };
+    let server = SqlGateServer::new(
+        engine(&f.db, duckdb_policy(10), Duration::from_secs(10)).await,
+        Audit::stderr(),
+    );
+    let client = serve_in_process(server).await;
+
+    // Each TIMETZ as DuckDB casts it to text: the rendering must be that text.
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT k, tz, tz::VARCHAR AS tz_text, lt, lt::VARCHAR[] AS lt_text, \
+                        struct_extract(s, 't')::VARCHAR AS st_text, s FROM tz_nested ORDER BY k"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{out}");
+    let rows = out["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 7, "{out}");
+    for row in rows {
+        assert_eq!(row["tz"], row["tz_text"], "{row}");
+        assert_eq!(row["lt"], row["lt_text"], "{row}");
+        assert_eq!(row["s"]["t"], row["st_text"], "{row}");
+    }
+    let tz: Vec<&Value> = rows.iter().map(|r| &r["tz"]).collect();
+    assert_eq!(
+        tz,
+        [
+            &json!("12:34:56+02"),
+            &json!("12:34:56.789-05:30"),
+            &json!("00:00:00.5+00"),
+            &json!("24:00:00-15:59:59"),
+            &json!("12:00:00-00:30"),
+            &json!("12:00:00.00001+00:00:30"),
+            &Value::Null,
+        ]
+    );
+
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT * FROM tz_nested ORDER BY k"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{out}");
+    assert_eq!(
+        out["rows"],
+        json!([
+            {"k": 1, "tz": "12:34:56+02",
+             "lt": ["12:34:56.789-05:30", null, "00:00:00+00"], "lb": ["101", null, "0"],
+             "s": {"t": "23:59:59.000001+15:59:59", "b": "1000000000000001",
+                   "u": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+                   "h": "-170141183460469231731687303715884105728",
+                   "uh": "340282366920938463463374607431768211455", "ok": false,
+                   "d": "-1234567.89", "iv": "P-1DT0.000001S"},
+             "m": {"x": "11", "y": null}, "lok": [true, false, null],
+             "big": "-123456789012345678901234567890"},
+            {"k": 2, "tz": "12:34:56.789-05:30", "lt": [], "lb": [], "s": null, "m": null,
+             "lok": [], "big": 0},
+            {"k": 3, "tz": "00:00:00.5+00", "lt": null, "lb": null,
+             "s": {"t": null, "b": null, "u": null, "h": null, "uh": null, "ok": null,
+                   "d": null, "iv": null},
+             "m": {}, "lok": null, "big": "9007199254740993"},
+            {"k": 4, "tz": "24:00:00-15:59:59", "lt": ["23:59:59.999999-00:00:01"],
+             "lb": ["11111111"],
+             "s": {"t": "01:02:03.04-00:30", "b": "0",
+                   "u": "00000000-0000-0000-0000-000000000000", "h": 7, "uh": 0, "ok": true,
+                   "d": "0.50", "iv": "PT0S"},
+             "m": {"z": "0101"}, "lok": [true], "big": -1},
+            {"k": 5, "tz": "12:00:00-00:30", "lt": null, "lb": null, "s": null, "m": null,
+             "lok": null, "big": null},
+            {"k": 6, "tz": "12:00:00.00001+00:00:30", "lt": null, "lb": null, "s": null,
+             "m": null, "lok": null, "big": null},
+            {"k": 7, "tz": null, "lt": null, "lb": null, "s": null, "m": null, "lok": null,
+             "big": null}
+        ])
+    );
+    let types: Vec<&str> = out["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types[1], "TIME WITH TIME ZONE");
+    assert_eq!(types[2], "TIME WITH TIME ZONE[]");
+
+    // BIT, UUID and HUGEINT inside a LIST, as DuckDB prints them.
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, NULL] AS u, \
+                        [1::HUGEINT, 9007199254740993::HUGEINT] AS h, \
+                        [18446744073709551616::UHUGEINT] AS uh, ['1'::BIT] AS b"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{out}");
+    assert_eq!(
+        out["rows"][0],
+        json!({"u": ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", null],
+               "h": [1, "9007199254740993"], "uh": ["18446744073709551616"], "b": ["1"]})
     );
     client.cancel().await.ok();
 }
