@@ -88,6 +88,29 @@ INSERT INTO more_types VALUES
   (4, INTERVAL '-0.5 seconds', TIMETZ '00:00:00-15:59', '11111111'::BIT, NULL),
   (5, INTERVAL '0 seconds', NULL, NULL, NULL),
   (6, NULL, NULL, NULL, NULL);
+CREATE TABLE tz_nested (
+  k INTEGER, tz TIMETZ, lt TIMETZ[], lb BIT[],
+  s STRUCT(t TIMETZ, b BIT, u UUID, h HUGEINT, uh UHUGEINT, ok BOOLEAN, d DECIMAL(9, 2), iv INTERVAL),
+  m MAP(VARCHAR, BIT), lok BOOLEAN[], big VARINT
+);
+INSERT INTO tz_nested VALUES
+  (1, '12:34:56+02:00', ['12:34:56.789-05:30', NULL, '00:00:00+00'], ['101', NULL, '0'],
+   {'t': '23:59:59.000001+15:59:59', 'b': '1000000000000001',
+    'u': 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'h': -170141183460469231731687303715884105728,
+    'uh': 340282366920938463463374607431768211455, 'ok': false, 'd': -1234567.89,
+    'iv': INTERVAL '-1 day 00:00:00.000001'},
+   MAP {'x': '11'::BIT, 'y': NULL}, [true, false, NULL], '-123456789012345678901234567890'),
+  (2, '12:34:56.789-05:30', [], [], NULL, NULL, [], '0'),
+  (3, '00:00:00.5+00', NULL, NULL,
+   {'t': NULL, 'b': NULL, 'u': NULL, 'h': NULL, 'uh': NULL, 'ok': NULL, 'd': NULL, 'iv': NULL},
+   MAP {}, NULL, '9007199254740993'),
+  (4, '24:00:00-15:59:59', ['23:59:59.999999-00:00:01'], ['11111111'],
+   {'t': '01:02:03.04-00:30', 'b': '0', 'u': '00000000-0000-0000-0000-000000000000', 'h': 7,
+    'uh': 0, 'ok': true, 'd': 0.5, 'iv': INTERVAL '0 seconds'},
+   MAP {'z': '0101'::BIT}, [true], '-1'),
+  (5, '12:00:00-00:30', NULL, NULL, NULL, NULL, NULL, NULL),
+  (6, '12:00:00.000010+00:00:30', NULL, NULL, NULL, NULL, NULL, NULL),
+  (7, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 CREATE TABLE t (a INTEGER);
 INSERT INTO t SELECT range FROM range(10);
 CREATE TABLE u (b INTEGER);
@@ -320,10 +343,8 @@ async fn every_type_renders_to_json() {
     assert!(nulls.values().all(Value::is_null), "{nulls:?}");
 
     // Intervals as ISO 8601 durations (each part keeps its sign) and BIT strings as PostgreSQL's
-    // render; a UNION as an object naming its member; NULL as null. TIMETZ: KNOWN GAP, DuckDB's
-    // Arrow export (without `arrow_lossless_conversion`) sends the local time and drops the
-    // offset, so `13:14:15.25+05:30` arrives as `13:14:15.250`; this pins what a client gets
-    // today (PostgreSQL renders `13:14:15.25+05:30`).
+    // render; a UNION as an object naming its member; NULL as null; TIMETZ as DuckDB's own text,
+    // its offset included.
     let r = call(
         &client,
         "run_query",
@@ -335,13 +356,13 @@ async fn every_type_renders_to_json() {
     assert_eq!(
         out["rows"],
         json!([
-            {"k": 1, "iv": "P1Y2M3DT4H5M6.5S", "tz": "13:14:15.250", "bits": "101",
+            {"k": 1, "iv": "P1Y2M3DT4H5M6.5S", "tz": "13:14:15.25+05:30", "bits": "101",
              "u": {"num": 7}},
-            {"k": 2, "iv": "P-1Y-2M-3DT-4H-5M-6.5S", "tz": "01:02:03",
+            {"k": 2, "iv": "P-1Y-2M-3DT-4H-5M-6.5S", "tz": "01:02:03-08",
              "bits": "10000000011", "u": {"str": "seven"}},
-            {"k": 3, "iv": "P1M-1DT0.25S", "tz": "23:59:59", "bits": "0",
+            {"k": 3, "iv": "P1M-1DT0.25S", "tz": "23:59:59+00", "bits": "0",
              "u": {"l": [1, null]}},
-            {"k": 4, "iv": "PT-0.5S", "tz": "00:00:00", "bits": "11111111", "u": null},
+            {"k": 4, "iv": "PT-0.5S", "tz": "00:00:00-15:59", "bits": "11111111", "u": null},
             {"k": 5, "iv": "PT0S", "tz": null, "bits": null, "u": null},
             {"k": 6, "iv": null, "tz": null, "bits": null, "u": null}
         ])
@@ -361,6 +382,119 @@ async fn every_type_renders_to_json() {
             "BIT",
             "UNION(num INTEGER, str VARCHAR, l INTEGER[])"
         ]
+    );
+    client.cancel().await.ok();
+}
+
+/// TIME WITH TIME ZONE keeps its offset (positive, negative, zero, with minutes and seconds) and
+/// its fraction, as DuckDB's own text; TIMETZ, BIT, UUID, HUGEINT, UHUGEINT, BOOLEAN, DECIMAL and
+/// INTERVAL render the same inside a LIST, a STRUCT and a MAP as at the top level; BIGNUM as an
+/// integer (its digits beyond 2^53). The backend reads Arrow with `arrow_lossless_conversion`, where DuckDB sends these as
+/// extension types.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timetz_and_extension_types_render_exactly() {
+    let Some(f) = fixture() else { return };
+    let server = SqlGateServer::new(
+        engine(&f.db, duckdb_policy(10), Duration::from_secs(10)).await,
+        Audit::stderr(),
+    );
+    let client = serve_in_process(server).await;
+
+    // Each TIMETZ as DuckDB casts it to text: the rendering must be that text.
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT k, tz, tz::VARCHAR AS tz_text, lt, lt::VARCHAR[] AS lt_text, \
+                        struct_extract(s, 't')::VARCHAR AS st_text, s FROM tz_nested ORDER BY k"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{out}");
+    let rows = out["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 7, "{out}");
+    for row in rows {
+        assert_eq!(row["tz"], row["tz_text"], "{row}");
+        assert_eq!(row["lt"], row["lt_text"], "{row}");
+        assert_eq!(row["s"]["t"], row["st_text"], "{row}");
+    }
+    let tz: Vec<&Value> = rows.iter().map(|r| &r["tz"]).collect();
+    assert_eq!(
+        tz,
+        [
+            &json!("12:34:56+02"),
+            &json!("12:34:56.789-05:30"),
+            &json!("00:00:00.5+00"),
+            &json!("24:00:00-15:59:59"),
+            &json!("12:00:00-00:30"),
+            &json!("12:00:00.00001+00:00:30"),
+            &Value::Null,
+        ]
+    );
+
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT * FROM tz_nested ORDER BY k"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{out}");
+    assert_eq!(
+        out["rows"],
+        json!([
+            {"k": 1, "tz": "12:34:56+02",
+             "lt": ["12:34:56.789-05:30", null, "00:00:00+00"], "lb": ["101", null, "0"],
+             "s": {"t": "23:59:59.000001+15:59:59", "b": "1000000000000001",
+                   "u": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+                   "h": "-170141183460469231731687303715884105728",
+                   "uh": "340282366920938463463374607431768211455", "ok": false,
+                   "d": "-1234567.89", "iv": "P-1DT0.000001S"},
+             "m": {"x": "11", "y": null}, "lok": [true, false, null],
+             "big": "-123456789012345678901234567890"},
+            {"k": 2, "tz": "12:34:56.789-05:30", "lt": [], "lb": [], "s": null, "m": null,
+             "lok": [], "big": 0},
+            {"k": 3, "tz": "00:00:00.5+00", "lt": null, "lb": null,
+             "s": {"t": null, "b": null, "u": null, "h": null, "uh": null, "ok": null,
+                   "d": null, "iv": null},
+             "m": {}, "lok": null, "big": "9007199254740993"},
+            {"k": 4, "tz": "24:00:00-15:59:59", "lt": ["23:59:59.999999-00:00:01"],
+             "lb": ["11111111"],
+             "s": {"t": "01:02:03.04-00:30", "b": "0",
+                   "u": "00000000-0000-0000-0000-000000000000", "h": 7, "uh": 0, "ok": true,
+                   "d": "0.50", "iv": "PT0S"},
+             "m": {"z": "0101"}, "lok": [true], "big": -1},
+            {"k": 5, "tz": "12:00:00-00:30", "lt": null, "lb": null, "s": null, "m": null,
+             "lok": null, "big": null},
+            {"k": 6, "tz": "12:00:00.00001+00:00:30", "lt": null, "lb": null, "s": null,
+             "m": null, "lok": null, "big": null},
+            {"k": 7, "tz": null, "lt": null, "lb": null, "s": null, "m": null, "lok": null,
+             "big": null}
+        ])
+    );
+    let types: Vec<&str> = out["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types[1], "TIME WITH TIME ZONE");
+    assert_eq!(types[2], "TIME WITH TIME ZONE[]");
+
+    // BIT, UUID and HUGEINT inside a LIST, as DuckDB prints them.
+    let r = call(
+        &client,
+        "run_query",
+        json!({"sql": "SELECT ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, NULL] AS u, \
+                        [1::HUGEINT, 9007199254740993::HUGEINT] AS h, \
+                        [18446744073709551616::UHUGEINT] AS uh, ['1'::BIT] AS b"}),
+    )
+    .await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{out}");
+    assert_eq!(
+        out["rows"][0],
+        json!({"u": ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", null],
+               "h": [1, "9007199254740993"], "uh": ["18446744073709551616"], "b": ["1"]})
     );
     client.cancel().await.ok();
 }
@@ -405,6 +539,7 @@ fn locked_settings(e: &Engine) -> Vec<String> {
         "lock_configuration",
         "autoload_known_extensions",
         "threads",
+        "arrow_lossless_conversion",
     ]
     .iter()
     .map(|s| format!("{s}={}", b.setting(s).unwrap()))
@@ -443,6 +578,8 @@ async fn attacks_are_refused_and_change_nothing() {
         format!("COPY (SELECT 1) TO '{}/out.csv'", f.dir.path().display()),
         "SET enable_external_access = true".to_string(),
         "SET lock_configuration = false".to_string(),
+        // Would drop TIMETZ offsets from the results again.
+        "SET arrow_lossless_conversion = false".to_string(),
         "PRAGMA enable_external_access".to_string(),
         "INSERT INTO t VALUES (1)".to_string(),
         "CREATE TABLE pwned (a INTEGER)".to_string(),
@@ -466,6 +603,10 @@ async fn attacks_are_refused_and_change_nothing() {
     );
     assert!(
         expected.contains(&"lock_configuration=true".to_string()),
+        "{expected:?}"
+    );
+    assert!(
+        expected.contains(&"arrow_lossless_conversion=true".to_string()),
         "{expected:?}"
     );
 

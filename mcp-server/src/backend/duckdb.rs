@@ -4,7 +4,10 @@
 //! to that database, on a blocking thread, interrupted when the timeout passes.
 //!
 //! Results are read as Arrow batches and rendered to JSON here, with a string fallback (Arrow's
-//! formatter) for any type without a JSON form, so a query never fails because of a type.
+//! formatter) for any type without a JSON form, so a query never fails because of a type. The
+//! database also sets `arrow_lossless_conversion`: without it Arrow gets TIME WITH TIME ZONE
+//! without its offset; with it, DuckDB's types Arrow has no type for arrive as extension types,
+//! decoded here.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +16,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use duckdb::arrow::array::{Array, AsArray};
-use duckdb::arrow::datatypes::{self as dt, DataType};
+use duckdb::arrow::datatypes::{self as dt, DataType, Field};
 use duckdb::arrow::util::display::{ArrayFormatter, FormatOptions};
 use duckdb::{AccessMode, Config, Connection};
 use serde_json::{Map, Number, Value};
@@ -68,6 +71,9 @@ impl DuckdbBackend {
             .and_then(|c| c.enable_autoload_extension(false))
             .and_then(|c| c.with("autoinstall_known_extensions", "false"))
             .and_then(|c| c.threads(i64::try_from(options.threads.max(1)).unwrap_or(i64::MAX)))
+            // Arrow then carries TIMETZ with its offset (and UUID, HUGEINT, UHUGEINT, BIT,
+            // BOOLEAN as extension types, decoded in `field_value`); without it the offset is lost.
+            .and_then(|c| c.with("arrow_lossless_conversion", "true"))
             .map_err(unavailable)?;
         if let Some(m) = &options.max_memory {
             config = config.max_memory(m).map_err(unavailable)?;
@@ -200,7 +206,7 @@ fn map_err(e: duckdb::Error, timed_out: bool) -> DbError {
 }
 
 /// The DuckDB type names of the result (`DESCRIBE` binds the query without running it): Arrow's
-/// types do not tell HUGEINT from DECIMAL(38,0).
+/// types name the storage (`FixedSizeBinary(16)` for a HUGEINT), not the type.
 fn result_types(conn: &Connection, sql: &str) -> duckdb::Result<Vec<String>> {
     let mut stmt = conn.prepare(&format!("DESCRIBE {sql}"))?;
     let rows = stmt.query_map([], |r| r.get::<_, String>(1))?;
@@ -224,6 +230,7 @@ fn run(
     let stream = stmt.stream_arrow([])?;
     let schema = stream.get_schema();
     let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let extensions: Vec<Extension> = schema.fields().iter().map(|f| extension(f)).collect();
     let n = names.len();
     // DESCRIBE and the statement agree; should they not, Arrow's names are the fallback.
     let types: Vec<String> = (0..n)
@@ -241,8 +248,8 @@ fn run(
             let values = batch
                 .columns()
                 .iter()
-                .zip(&types)
-                .map(|(col, ty)| top_level_value(col.as_ref(), row, ty))
+                .zip(&extensions)
+                .map(|(col, ext)| field_value(col.as_ref(), row, *ext))
                 .collect();
             if !collector.push(values) {
                 break 'batches;
@@ -263,27 +270,164 @@ fn integer(v: i128) -> Value {
     }
 }
 
-/// A value of a result column, knowing its DuckDB type where Arrow's does not tell: HUGEINT and
-/// UHUGEINT reach Arrow as DECIMAL(38,0) and are integers, not decimals; BIT reaches it as bytes
-/// and is a string of `0` and `1` (as PostgreSQL's bit strings render), not base64.
-fn top_level_value(array: &dyn Array, row: usize, duck_type: &str) -> Value {
+/// A DuckDB type that Arrow carries as an extension type (`ARROW:extension:name` in the field's
+/// metadata; DuckDB's own ones are `arrow.opaque` with a `type_name`), under
+/// `arrow_lossless_conversion`: its storage alone does not say what the value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Extension {
+    /// Any other type: Arrow's type says it all.
+    None,
+    /// `arrow.uuid`: 16 bytes, most significant first.
+    Uuid,
+    /// `arrow.bool8`: a BOOLEAN as one byte, 0 false.
+    Bool8,
+    /// HUGEINT: 16 bytes, a little-endian i128.
+    Hugeint,
+    /// UHUGEINT: 16 bytes, a little-endian u128.
+    Uhugeint,
+    /// TIME WITH TIME ZONE: DuckDB's 8 bytes ([`time_tz`]).
+    TimeTz,
+    /// BIT: DuckDB's storage ([`bit_string`]).
+    Bit,
+    /// BIGNUM (VARINT): DuckDB's storage ([`bignum`]).
+    Bignum,
+}
+
+/// The extension type a field declares.
+fn extension(field: &Field) -> Extension {
+    let meta = field.metadata();
+    match meta.get("ARROW:extension:name").map(String::as_str) {
+        Some("arrow.uuid") => Extension::Uuid,
+        Some("arrow.bool8") => Extension::Bool8,
+        Some("arrow.opaque") => {
+            let opaque: Value = meta
+                .get("ARROW:extension:metadata")
+                .and_then(|m| serde_json::from_str(m).ok())
+                .unwrap_or(Value::Null);
+            if opaque["vendor_name"] != "DuckDB" {
+                return Extension::None;
+            }
+            match opaque["type_name"].as_str() {
+                Some("hugeint") => Extension::Hugeint,
+                Some("uhugeint") => Extension::Uhugeint,
+                Some("time_tz") => Extension::TimeTz,
+                Some("bit") => Extension::Bit,
+                Some("bignum" | "varint") => Extension::Bignum,
+                _ => Extension::None,
+            }
+        }
+        _ => Extension::None,
+    }
+}
+
+/// A value of a field whose extension type is `ext`: HUGEINT, UHUGEINT and BIGNUM are integers
+/// (strings beyond 2^53, as [`integer`]), BOOLEAN a boolean, BIT a string of `0` and `1` (as
+/// PostgreSQL's bit strings render), UUID its canonical text, TIMETZ DuckDB's text with the offset
+/// (`13:14:15.25+05:30`). Storage of an unexpected layout renders as Arrow's type alone would.
+fn field_value(array: &dyn Array, row: usize, ext: Extension) -> Value {
     if array.is_null(row) {
         return Value::Null;
     }
-    match duck_type {
-        "HUGEINT" | "UHUGEINT" => {
-            if let Some(a) = array.as_primitive_opt::<dt::Decimal128Type>() {
-                return integer(a.value(row));
-            }
+    let decoded = match ext {
+        Extension::None => None,
+        Extension::Uuid => fixed::<16>(array, row)
+            .map(|b| Value::String(uuid::Uuid::from_bytes(b).hyphenated().to_string())),
+        Extension::Bool8 => array
+            .as_primitive_opt::<dt::Int8Type>()
+            .map(|a| Value::Bool(a.value(row) != 0)),
+        Extension::Hugeint => fixed::<16>(array, row).map(|b| integer(i128::from_le_bytes(b))),
+        Extension::Uhugeint => fixed::<16>(array, row).map(|b| {
+            let v = u128::from_le_bytes(b);
+            i128::try_from(v)
+                .map(integer)
+                .unwrap_or_else(|_| Value::String(v.to_string()))
+        }),
+        Extension::TimeTz => {
+            fixed::<8>(array, row).map(|b| Value::String(time_tz(u64::from_le_bytes(b))))
         }
-        "BIT" => {
-            if let Some(bits) = bytes(array, row).and_then(bit_string) {
-                return Value::String(bits);
-            }
-        }
-        _ => {}
+        Extension::Bit => bytes(array, row).and_then(bit_string).map(Value::String),
+        // An integer as HUGEINT's are: a number up to 2^53, its digits beyond.
+        Extension::Bignum => bytes(array, row).and_then(bignum).map(|digits| {
+            digits
+                .parse::<i128>()
+                .map(integer)
+                .unwrap_or(Value::String(digits))
+        }),
+    };
+    decoded.unwrap_or_else(|| value(array, row))
+}
+
+/// The `N` bytes of a fixed-size binary value, or `None` for another layout.
+fn fixed<const N: usize>(array: &dyn Array, row: usize) -> Option<[u8; N]> {
+    match array.data_type() {
+        DataType::FixedSizeBinary(_) => array.as_fixed_size_binary().value(row).try_into().ok(),
+        _ => None,
     }
-    value(array, row)
+}
+
+/// DuckDB's TIMETZ storage as DuckDB's own text: the microseconds of the day in the high 40 bits,
+/// the offset in seconds east of UTC in the low 24, stored as 15:59:59 minus it; the time as
+/// `HH:MM:SS` with the fraction's trailing zeros dropped, the offset as `+HH`, then `:MM` and
+/// `:SS` only when not zero (`12:34:56+02`, `00:00:00.5-05:30`).
+fn time_tz(bits: u64) -> String {
+    const MAX_OFFSET: i64 = 16 * 60 * 60 - 1;
+    let micros = bits >> 24;
+    let offset = MAX_OFFSET - i64::try_from(bits & 0xFF_FFFF).unwrap_or(0);
+    let (secs, frac) = (micros / 1_000_000, micros % 1_000_000);
+    let mut out = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    if frac != 0 {
+        let digits = format!("{frac:06}");
+        out.push('.');
+        out.push_str(digits.trim_end_matches('0'));
+    }
+    let abs = offset.unsigned_abs();
+    out.push(if offset < 0 { '-' } else { '+' });
+    out.push_str(&format!("{:02}", abs / 3600));
+    let (mm, ss) = (abs / 60 % 60, abs % 60);
+    if mm != 0 || ss != 0 {
+        out.push_str(&format!(":{mm:02}"));
+    }
+    if ss != 0 {
+        out.push_str(&format!(":{ss:02}"));
+    }
+    out
+}
+
+/// DuckDB's BIGNUM storage as its decimal digits: a 3-byte header (its top bit set for a value
+/// at least zero, the rest the byte count) then the magnitude, most significant byte first; a
+/// negative value has every byte inverted.
+fn bignum(raw: &[u8]) -> Option<String> {
+    let (header, data) = raw.split_at_checked(3)?;
+    let negative = header.first()? & 0x80 == 0;
+    let magnitude: Vec<u8> = if negative {
+        data.iter().map(|b| !b).collect()
+    } else {
+        data.to_vec()
+    };
+    // Base 10^9 limbs, least significant first, built by multiplying in each byte.
+    let mut limbs: Vec<u32> = vec![0];
+    for byte in magnitude {
+        let mut carry = u64::from(byte);
+        for limb in &mut limbs {
+            let v = u64::from(*limb) * 256 + carry;
+            *limb = u32::try_from(v % 1_000_000_000).ok()?;
+            carry = v / 1_000_000_000;
+        }
+        while carry > 0 {
+            limbs.push(u32::try_from(carry % 1_000_000_000).ok()?);
+            carry /= 1_000_000_000;
+        }
+    }
+    let mut digits = String::new();
+    let mut rest = limbs.iter().rev();
+    digits.push_str(&rest.next()?.to_string());
+    for limb in rest {
+        digits.push_str(&format!("{limb:09}"));
+    }
+    if negative && digits != "0" {
+        digits.insert(0, '-');
+    }
+    Some(digits)
 }
 
 /// The bytes of a binary value, whichever Arrow layout carries them.
@@ -316,16 +460,12 @@ fn bit_string(raw: &[u8]) -> Option<String> {
     Some(bits.collect())
 }
 
-/// Renders one Arrow value as JSON: numbers, booleans, strings, base64 for bytes, arrays for
-/// lists, objects for structs and maps, an INTERVAL as an ISO 8601 duration ([`interval`]), a
+/// Renders one Arrow value as JSON (the items of lists, structs, maps and unions each decoded by
+/// [`field_value`] as their field declares): numbers, booleans, strings, base64 for bytes, arrays
+/// for lists, objects for structs and maps, an INTERVAL as an ISO 8601 duration ([`interval`]), a
 /// UNION as a one-key object naming its member (`{"num": 7}`; a NULL member is null, as Arrow
 /// gives a union no validity of its own); decimals, dates and times as DuckDB-like strings;
 /// anything else through Arrow's formatter.
-///
-/// TIME WITH TIME ZONE is not exact: DuckDB's Arrow export (without `arrow_lossless_conversion`)
-/// sends its local time without the offset, so it renders as that time (`13:14:15.250` for
-/// `13:14:15.25+05:30`). Turning lossless conversion on changes UUID, HUGEINT, UHUGEINT and BIT
-/// to extension types as well, which this renderer does not decode yet.
 fn value(array: &dyn Array, row: usize) -> Value {
     if array.is_null(row) {
         return Value::Null;
@@ -351,27 +491,35 @@ fn value(array: &dyn Array, row: usize) -> Value {
         DataType::LargeBinary => base64(array.as_binary::<i64>().value(row)),
         DataType::BinaryView => base64(array.as_binary_view().value(row)),
         DataType::FixedSizeBinary(_) => base64(array.as_fixed_size_binary().value(row)),
-        DataType::List(_) => list(array.as_list::<i32>().value(row).as_ref()),
-        DataType::LargeList(_) => list(array.as_list::<i64>().value(row).as_ref()),
-        DataType::FixedSizeList(..) => list(array.as_fixed_size_list().value(row).as_ref()),
-        DataType::Struct(_) => {
+        DataType::List(f) => list(array.as_list::<i32>().value(row).as_ref(), f),
+        DataType::LargeList(f) => list(array.as_list::<i64>().value(row).as_ref(), f),
+        DataType::FixedSizeList(f, _) => list(array.as_fixed_size_list().value(row).as_ref(), f),
+        DataType::Struct(fields) => {
             let s = array.as_struct();
             let mut out = Map::new();
-            for (name, col) in s.column_names().iter().zip(s.columns()) {
-                out.insert((*name).to_string(), value(col.as_ref(), row));
+            for (field, col) in fields.iter().zip(s.columns()) {
+                out.insert(
+                    field.name().clone(),
+                    field_value(col.as_ref(), row, extension(field)),
+                );
             }
             Value::Object(out)
         }
-        DataType::Map(..) => {
+        DataType::Map(entries_field, _) => {
             let entries = array.as_map().value(row);
+            let ext = |i: usize| match entries_field.data_type() {
+                DataType::Struct(fields) => fields.get(i).map_or(Extension::None, |f| extension(f)),
+                _ => Extension::None,
+            };
             let (keys, values) = (entries.column(0), entries.column(1));
+            let (key_ext, value_ext) = (ext(0), ext(1));
             let mut out = Map::new();
             for i in 0..entries.len() {
-                let key = match value(keys.as_ref(), i) {
+                let key = match field_value(keys.as_ref(), i, key_ext) {
                     Value::String(s) => s,
                     other => other.to_string(),
                 };
-                out.insert(key, value(values.as_ref(), i));
+                out.insert(key, field_value(values.as_ref(), i, value_ext));
             }
             Value::Object(out)
         }
@@ -380,10 +528,12 @@ fn value(array: &dyn Array, row: usize) -> Value {
         DataType::Union(fields, _) => {
             let u = array.as_union();
             let tag = u.type_id(row);
-            let member = value(u.child(tag).as_ref(), u.value_offset(row));
-            match fields.iter().find(|(id, _)| *id == tag) {
+            let field = fields.iter().find(|(id, _)| *id == tag).map(|(_, f)| f);
+            let ext = field.map_or(Extension::None, |f| extension(f));
+            let member = field_value(u.child(tag).as_ref(), u.value_offset(row), ext);
+            match field {
                 _ if member.is_null() => Value::Null,
-                Some((_, field)) => {
+                Some(field) => {
                     let mut out = Map::new();
                     out.insert(field.name().clone(), member);
                     Value::Object(out)
@@ -452,8 +602,14 @@ fn instant(array: &dyn Array, row: usize, unit: dt::TimeUnit) -> Value {
     }
 }
 
-fn list(items: &dyn Array) -> Value {
-    Value::Array((0..items.len()).map(|i| value(items, i)).collect())
+/// A list's items, each decoded as its item field declares.
+fn list(items: &dyn Array, field: &Field) -> Value {
+    let ext = extension(field);
+    Value::Array(
+        (0..items.len())
+            .map(|i| field_value(items, i, ext))
+            .collect(),
+    )
 }
 
 fn float(f: f64) -> Value {
@@ -615,6 +771,47 @@ mod tests {
         assert_eq!(bit_string(&[7, 0xFE]).as_deref(), Some("0"));
         assert_eq!(bit_string(&[]), None);
         assert_eq!(bit_string(&[8, 0]), None);
+    }
+
+    /// TIMETZ storage: micros << 24 | (15:59:59 - offset seconds).
+    fn tz(micros: u64, offset: i64) -> String {
+        let biased = u64::try_from(57_599 - offset).unwrap();
+        time_tz(micros << 24 | biased)
+    }
+
+    #[test]
+    fn time_tz_as_duckdb_prints_it() {
+        let hms = |h: u64, m: u64, s: u64| ((h * 60 + m) * 60 + s) * 1_000_000;
+        assert_eq!(tz(hms(12, 34, 56), 7200), "12:34:56+02");
+        assert_eq!(
+            tz(hms(12, 34, 56) + 789_000, -(5 * 3600 + 30 * 60)),
+            "12:34:56.789-05:30"
+        );
+        assert_eq!(tz(0, 0), "00:00:00+00");
+        assert_eq!(tz(500_000, 0), "00:00:00.5+00");
+        assert_eq!(tz(hms(24, 0, 0), -57_599), "24:00:00-15:59:59");
+        assert_eq!(tz(hms(12, 0, 0) + 10, 30), "12:00:00.00001+00:00:30");
+        assert_eq!(tz(hms(23, 59, 59) + 1, 57_599), "23:59:59.000001+15:59:59");
+        // DuckDB's own bytes for TIMETZ '13:14:15.25+05:30'.
+        let raw = u64::from_le_bytes([167, 147, 0, 80, 104, 121, 24, 11]);
+        assert_eq!(time_tz(raw), "13:14:15.25+05:30");
+    }
+
+    #[test]
+    fn bignums_as_digits() {
+        // DuckDB's own bytes for -123456789012345678901234567890.
+        let raw = [
+            127, 255, 242, 254, 113, 22, 240, 9, 60, 140, 31, 17, 177, 192, 245, 45,
+        ];
+        assert_eq!(
+            bignum(&raw).as_deref(),
+            Some("-123456789012345678901234567890")
+        );
+        assert_eq!(bignum(&[0x80, 0, 1, 0]).as_deref(), Some("0"));
+        assert_eq!(bignum(&[0x80, 0, 2, 0x3B, 0x9A]).as_deref(), Some("15258"));
+        assert_eq!(bignum(&[0x80, 0, 1, 42]).as_deref(), Some("42"));
+        assert_eq!(bignum(&[0x7F, 0xFF, 0xFE, 0xFE]).as_deref(), Some("-1"));
+        assert_eq!(bignum(&[0x80, 0]), None);
     }
 
     #[test]
