@@ -22,7 +22,7 @@ use sqlgate_mcp::engine::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
 
 mod common;
-use common::{call, serve_in_process, structured};
+use common::{call, query_ok, serve_in_process, structured};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -230,14 +230,7 @@ async fn tools_on_chinook() {
     );
 
     // The row cap: 50 of 3503 tracks, and the guard's LIMIT asks for one more.
-    let r = call(
-        &client,
-        "run_query",
-        json!({"sql": "SELECT name FROM track ORDER BY track_id"}),
-    )
-    .await;
-    let out = structured(&r);
-    assert_ne!(r.is_error, Some(true), "{out}");
+    let out = query_ok(&client, "SELECT name FROM track ORDER BY track_id").await;
     assert_eq!(out["row_count"], 50);
     assert_eq!(out["truncated"], true);
     assert_eq!(
@@ -292,14 +285,7 @@ async fn every_type_renders_to_json() {
         Audit::stderr(),
     );
     let client = serve_in_process(server).await;
-    let r = call(
-        &client,
-        "run_query",
-        json!({"sql": "SELECT * FROM all_types ORDER BY i8 NULLS LAST"}),
-    )
-    .await;
-    let out = structured(&r);
-    assert_ne!(r.is_error, Some(true), "{out}");
+    let out = query_ok(&client, "SELECT * FROM all_types ORDER BY i8 NULLS LAST").await;
     let row = &out["rows"][0];
     let expect = json!({
         "i8": -8, "i16": -16, "i32": -32, "i64": 9007199254740992_i64, "i64_big": "9007199254740993",
@@ -345,14 +331,7 @@ async fn every_type_renders_to_json() {
     // Intervals as ISO 8601 durations (each part keeps its sign) and BIT strings as PostgreSQL's
     // render; a UNION as an object naming its member; NULL as null; TIMETZ as DuckDB's own text,
     // its offset included.
-    let r = call(
-        &client,
-        "run_query",
-        json!({"sql": "SELECT * FROM more_types ORDER BY k"}),
-    )
-    .await;
-    let out = structured(&r);
-    assert_ne!(r.is_error, Some(true), "{out}");
+    let out = query_ok(&client, "SELECT * FROM more_types ORDER BY k").await;
     assert_eq!(
         out["rows"],
         json!([
@@ -401,15 +380,12 @@ async fn timetz_and_extension_types_render_exactly() {
     let client = serve_in_process(server).await;
 
     // Each TIMETZ as DuckDB casts it to text: the rendering must be that text.
-    let r = call(
+    let out = query_ok(
         &client,
-        "run_query",
-        json!({"sql": "SELECT k, tz, tz::VARCHAR AS tz_text, lt, lt::VARCHAR[] AS lt_text, \
-                        struct_extract(s, 't')::VARCHAR AS st_text, s FROM tz_nested ORDER BY k"}),
+        "SELECT k, tz, tz::VARCHAR AS tz_text, lt, lt::VARCHAR[] AS lt_text, \
+                        struct_extract(s, 't')::VARCHAR AS st_text, s FROM tz_nested ORDER BY k",
     )
     .await;
-    let out = structured(&r);
-    assert_ne!(r.is_error, Some(true), "{out}");
     let rows = out["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 7, "{out}");
     for row in rows {
@@ -431,14 +407,7 @@ async fn timetz_and_extension_types_render_exactly() {
         ]
     );
 
-    let r = call(
-        &client,
-        "run_query",
-        json!({"sql": "SELECT * FROM tz_nested ORDER BY k"}),
-    )
-    .await;
-    let out = structured(&r);
-    assert_ne!(r.is_error, Some(true), "{out}");
+    let out = query_ok(&client, "SELECT * FROM tz_nested ORDER BY k").await;
     assert_eq!(
         out["rows"],
         json!([
@@ -481,16 +450,13 @@ async fn timetz_and_extension_types_render_exactly() {
     assert_eq!(types[2], "TIME WITH TIME ZONE[]");
 
     // BIT, UUID and HUGEINT inside a LIST, as DuckDB prints them.
-    let r = call(
+    let out = query_ok(
         &client,
-        "run_query",
-        json!({"sql": "SELECT ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, NULL] AS u, \
+        "SELECT ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, NULL] AS u, \
                         [1::HUGEINT, 9007199254740993::HUGEINT] AS h, \
-                        [18446744073709551616::UHUGEINT] AS uh, ['1'::BIT] AS b"}),
+                        [18446744073709551616::UHUGEINT] AS uh, ['1'::BIT] AS b",
     )
     .await;
-    let out = structured(&r);
-    assert_ne!(r.is_error, Some(true), "{out}");
     assert_eq!(
         out["rows"][0],
         json!({"u": ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", null],

@@ -133,6 +133,14 @@ pub fn structured(r: &CallToolResult) -> Value {
     r.structured_content.clone().unwrap_or(Value::Null)
 }
 
+/// `run_query` of `sql`, which must succeed: its structured result.
+pub async fn query_ok(client: &Peer<RoleClient>, sql: &str) -> Value {
+    let r = call(client, "run_query", serde_json::json!({ "sql": sql })).await;
+    let out = structured(&r);
+    assert_ne!(r.is_error, Some(true), "{sql}: {out}");
+    out
+}
+
 /// A client whose user approves every elicitation (`{"approve": true}`), counting the requests.
 #[derive(Clone, Default)]
 pub struct AlwaysApprove {
