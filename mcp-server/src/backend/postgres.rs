@@ -1,7 +1,8 @@
-//! PostgreSQL backend: a deadpool connection pool; every query runs through the extended protocol
-//! (prepare + bind, never the simple-query protocol) inside `BEGIN READ ONLY` with
+//! PostgreSQL backend: a deadpool connection pool; approved SQL runs through the extended protocol
+//! only (parse + bind, one statement; never the simple-query protocol, which only our own constant
+//! BEGIN / SET LOCAL / COMMIT / ROLLBACK use) inside `BEGIN READ ONLY` with
 //! `SET LOCAL statement_timeout`, and is always rolled back. Requests are pipelined: a read costs
-//! two round trips (the BEGIN with the Parse; the Bind / Execute with the ROLLBACK).
+//! one round trip (two when it returns no row), a mutation or an EXPLAIN two.
 
 use std::sync::Arc;
 use std::time::Duration;
