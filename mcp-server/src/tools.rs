@@ -57,10 +57,9 @@ fn success<T: Serialize>(value: &T, rendering: String) -> CallToolResult {
     success_json(serde_json::to_value(value).unwrap_or_default(), rendering)
 }
 
-/// A result whose structured content is already JSON (no second copy of the rows).
-/// A result with `value` as its structured content and `rendering` as its text. Built from
-/// `success` rather than rmcp's `structured`, which would first print `value` as the text only
-/// for it to be replaced.
+/// A result whose structured content is already JSON (no second copy of the rows), with
+/// `rendering` as its text. Built from `success` rather than rmcp's `structured`, which would
+/// first print `value` as the text only for it to be replaced.
 fn success_json(value: serde_json::Value, rendering: String) -> CallToolResult {
     let mut r = CallToolResult::success(vec![ContentBlock::text(rendering)]);
     r.structured_content = Some(value);
