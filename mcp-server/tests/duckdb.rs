@@ -141,6 +141,19 @@ fn fixture() -> Option<Fixture> {
     Some(Fixture { dir, db })
 }
 
+/// An MCP client of an in-process server on the DuckDB file `db` (stderr audit).
+async fn client_on(
+    db: &Path,
+    policy: Policy,
+    timeout: Duration,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    serve_in_process(SqlGateServer::new(
+        engine(db, policy, timeout).await,
+        Audit::stderr(),
+    ))
+    .await
+}
+
 async fn engine(db: &Path, policy: Policy, timeout: Duration) -> Arc<Engine> {
     let backend = DuckdbBackend::open(db, &DuckdbOptions::default()).expect("open read-only");
     let engine = Engine::new(
@@ -170,11 +183,7 @@ fn is_refused(r: &CallToolResult) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_on_chinook() {
     let Some(f) = fixture() else { return };
-    let server = SqlGateServer::new(
-        engine(&f.db, duckdb_policy(50), Duration::from_secs(1)).await,
-        Audit::stderr(),
-    );
-    let client = serve_in_process(server).await;
+    let client = client_on(&f.db, duckdb_policy(50), Duration::from_secs(1)).await;
 
     let r = call(&client, "server_info", json!({})).await;
     assert_eq!(structured(&r)["database"], "duckdb");
@@ -280,11 +289,7 @@ async fn tools_on_chinook() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_type_renders_to_json() {
     let Some(f) = fixture() else { return };
-    let server = SqlGateServer::new(
-        engine(&f.db, duckdb_policy(10), Duration::from_secs(10)).await,
-        Audit::stderr(),
-    );
-    let client = serve_in_process(server).await;
+    let client = client_on(&f.db, duckdb_policy(10), Duration::from_secs(10)).await;
     let out = query_ok(&client, "SELECT * FROM all_types ORDER BY i8 NULLS LAST").await;
     let row = &out["rows"][0];
     let expect = json!({
@@ -373,11 +378,7 @@ async fn every_type_renders_to_json() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timetz_and_extension_types_render_exactly() {
     let Some(f) = fixture() else { return };
-    let server = SqlGateServer::new(
-        engine(&f.db, duckdb_policy(10), Duration::from_secs(10)).await,
-        Audit::stderr(),
-    );
-    let client = serve_in_process(server).await;
+    let client = client_on(&f.db, duckdb_policy(10), Duration::from_secs(10)).await;
 
     // Each TIMETZ as DuckDB casts it to text: the rendering must be that text.
     let out = query_ok(
