@@ -1,13 +1,15 @@
 //! PostgreSQL backend: a deadpool connection pool; approved SQL runs through the extended protocol
 //! only (parse + bind, one statement; never the simple-query protocol, which only our own constant
 //! BEGIN / SET LOCAL / COMMIT / ROLLBACK use) inside `BEGIN READ ONLY` with
-//! `SET LOCAL statement_timeout`, and is always rolled back. Requests are pipelined: a read costs
-//! one round trip (two when it returns no row), a mutation or an EXPLAIN two.
+//! `SET LOCAL statement_timeout`, and is always rolled back. Requests are pipelined: a read or an
+//! EXPLAIN costs one round trip (a read that returns no row two), a mutation two.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use std::future::Future;
+
 use futures::future::{join, join3};
 use futures::{pin_mut, TryStreamExt};
 use tokio_postgres::error::SqlState;
@@ -202,6 +204,39 @@ pub(super) async fn collect_rows(
     Ok((collector.result, stream.rows_affected().unwrap_or(0)))
 }
 
+/// Runs `statement` inside a read-only transaction of its own, in one round trip: our BEGIN and
+/// SET LOCAL ([`begin_sql`]), the statement's one request, and ROLLBACK are sent together
+/// (pipelined) and answered in order. Returns its result and whether the transaction ended.
+///
+/// `statement` must send its request on its first poll, as every tokio-postgres call does:
+/// `join3` polls in order, so the server reads the BEGIN, then the statement, then the ROLLBACK.
+/// The statement cannot run outside the read-only transaction: a connection leaves the pool idle
+/// ([`settle`] drops any whose transaction did not end), where BEGIN does not fail, and a failed
+/// SET LOCAL aborts the transaction and with it the statement.
+async fn in_read_only_transaction<T>(
+    client: &tokio_postgres::Client,
+    timeout: Duration,
+    statement: impl Future<Output = Result<T, DbError>>,
+) -> (Result<T, DbError>, bool) {
+    let setup = begin_sql("BEGIN READ ONLY", timeout);
+    let (begun, result, rolled_back) = join3(
+        client.batch_execute(&setup),
+        statement,
+        client.batch_execute("ROLLBACK"),
+    )
+    .await;
+    // A failed BEGIN or ROLLBACK means the connection cannot be trusted.
+    match begun {
+        Err(e) => (Err(map_err(&e)), false),
+        Ok(()) => (result, rolled_back.is_ok()),
+    }
+}
+
+/// No parameters: approved SQL carries its values as literals.
+fn no_params() -> impl ExactSizeIterator<Item = (&'static (dyn ToSql + Sync), Type)> {
+    std::iter::empty()
+}
+
 /// Parses, binds and executes approved read `sql` as the unnamed statement (one request) and
 /// collects its rows under the caps. `None` when it returned no row: the columns come with the
 /// first row (the driver keeps the description of an unnamed statement to itself).
@@ -210,9 +245,8 @@ async fn read_rows(
     sql: &str,
     limits: QueryLimits,
 ) -> Result<Option<QueryResult>, DbError> {
-    let no_params = std::iter::empty::<(&(dyn ToSql + Sync), Type)>();
     let stream = client
-        .query_typed_raw(sql, no_params)
+        .query_typed_raw(sql, no_params())
         .await
         .map_err(|e| map_err(&e))?;
     pin_mut!(stream);
@@ -234,15 +268,28 @@ async fn describe(
     sql: &str,
     limits: QueryLimits,
 ) -> (Result<QueryResult, DbError>, bool) {
-    let prepared = begin_and_prepare(client, "BEGIN READ ONLY", sql, limits.timeout).await;
-    let ended = match &prepared {
-        Err(_) => false,
-        Ok(_) => client.batch_execute("ROLLBACK").await.is_ok(),
+    let prepare = async {
+        let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
+        Ok(collector_for(stmt.columns(), limits).0.result)
     };
-    let result = prepared
-        .and_then(|p| p)
-        .map(|stmt| collector_for(stmt.columns(), limits).0.result);
-    (result, ended)
+    in_read_only_transaction(client, limits.timeout, prepare).await
+}
+
+/// The first column of the first row of approved `explain` (an `EXPLAIN (FORMAT JSON)`), as
+/// JSON; `None` without a row.
+async fn plan_json(
+    client: &tokio_postgres::Client,
+    explain: &str,
+) -> Result<Option<serde_json::Value>, DbError> {
+    let stream = client
+        .query_typed_raw(explain, no_params())
+        .await
+        .map_err(|e| map_err(&e))?;
+    pin_mut!(stream);
+    match stream.try_next().await.map_err(|e| map_err(&e))? {
+        Some(row) => row.try_get(0).map(Some).map_err(|e| map_err(&e)),
+        None => Ok(None),
+    }
 }
 
 /// Ends a transaction's work on `client`: `outcome` is the work's result and whether its COMMIT
@@ -479,30 +526,14 @@ impl PgBackend {
     pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
         let work = async {
-            let setup = begin_sql("BEGIN READ ONLY", limits.timeout);
-            // `join3` polls in order and each request leaves on its future's first poll, so the
-            // server reads the BEGIN, then the statement, then the ROLLBACK. The statement cannot
-            // run outside the read-only transaction: a connection leaves the pool idle (`settle`
-            // drops any whose transaction did not end), where BEGIN does not fail, and a failed
-            // SET LOCAL aborts the transaction and with it the statement.
-            let (begun, rows, rolled_back) = join3(
-                client.batch_execute(&setup),
-                read_rows(&client, sql, limits),
-                client.batch_execute("ROLLBACK"),
-            )
-            .await;
-            // A failed BEGIN or ROLLBACK means the connection cannot be trusted.
-            if let Err(e) = begun {
-                return (Err(map_err(&e)), false);
-            }
-            let rolled_back = rolled_back.is_ok();
-            match rows {
-                Ok(Some(result)) => (Ok(result), rolled_back),
-                Ok(None) => {
-                    let (described, ended) = describe(&client, sql, limits).await;
-                    (described, rolled_back && ended)
+            let read = read_rows(&client, sql, limits);
+            match in_read_only_transaction(&client, limits.timeout, read).await {
+                (Ok(Some(result)), ended) => (Ok(result), ended),
+                (Ok(None), ended) => {
+                    let (described, described_ended) = describe(&client, sql, limits).await;
+                    (described, ended && described_ended)
                 }
-                Err(e) => (Err(e), rolled_back),
+                (Err(e), ended) => (Err(e), ended),
             }
         };
         let outcome = tokio::time::timeout(limits.timeout + GRACE, work).await;
@@ -522,25 +553,12 @@ impl PgBackend {
         timeout: Duration,
     ) -> Result<Option<super::cost::Estimate>, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
-        let work = async {
-            let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
-            let stmt = match begin_and_prepare(&client, "BEGIN READ ONLY", &explain, timeout).await
-            {
-                Err(e) => return (Err(e), false),
-                Ok(Err(e)) => return (Err(e), client.batch_execute("ROLLBACK").await.is_ok()),
-                Ok(Ok(stmt)) => stmt,
-            };
-            let (row, rolled_back) = join(
-                client.query_one(&stmt, &[]),
-                client.batch_execute("ROLLBACK"),
-            )
-            .await;
-            let result = row.map_err(|e| map_err(&e)).and_then(|row| {
-                let plan: serde_json::Value = row.try_get(0).map_err(|e| map_err(&e))?;
-                Ok(super::cost::from_postgres_plan(&plan))
-            });
-            (result, rolled_back.is_ok())
+        let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
+        let plan = async {
+            let plan = plan_json(&client, &explain).await?;
+            Ok(plan.and_then(|p| super::cost::from_postgres_plan(&p)))
         };
+        let work = in_read_only_transaction(&client, timeout, plan);
         let outcome = tokio::time::timeout(timeout + GRACE, work).await;
         settle(client, outcome, "EXPLAIN ran over the statement timeout").await
     }
