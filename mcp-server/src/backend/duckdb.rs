@@ -230,7 +230,7 @@ fn run(
     let stream = stmt.stream_arrow([])?;
     let schema = stream.get_schema();
     let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    let extensions: Vec<Extension> = schema.fields().iter().map(|f| extension(f)).collect();
+    let decoders: Vec<Decoder> = schema.fields().iter().map(|f| Decoder::of(f)).collect();
     let n = names.len();
     // DESCRIBE and the statement agree; should they not, Arrow's names are the fallback.
     let types: Vec<String> = (0..n)
@@ -248,8 +248,8 @@ fn run(
             let values = batch
                 .columns()
                 .iter()
-                .zip(&extensions)
-                .map(|(col, ext)| field_value(col.as_ref(), row, *ext))
+                .zip(&decoders)
+                .map(|(col, decoder)| field_value(col.as_ref(), row, decoder))
                 .collect();
             if !collector.push(values) {
                 break 'batches;
@@ -293,6 +293,44 @@ enum Extension {
     Bignum,
 }
 
+/// How to decode a field's values: its extension type and, for a LIST, STRUCT, MAP or UNION, its
+/// members' (in the order Arrow lists them). Worked out once per result, so that no value reads a
+/// field's metadata again.
+#[derive(Debug)]
+struct Decoder {
+    ext: Extension,
+    members: Vec<Decoder>,
+}
+
+/// The decoder of a member Arrow's schema does not have (none is ever missing).
+static PLAIN: Decoder = Decoder {
+    ext: Extension::None,
+    members: Vec::new(),
+};
+
+impl Decoder {
+    fn of(field: &Field) -> Decoder {
+        let members = match field.data_type() {
+            DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+                vec![Decoder::of(f)]
+            }
+            DataType::Struct(fields) => fields.iter().map(|f| Decoder::of(f)).collect(),
+            // One member, the entries: a struct of the key and the value.
+            DataType::Map(entries, _) => vec![Decoder::of(entries)],
+            DataType::Union(fields, _) => fields.iter().map(|(_, f)| Decoder::of(f)).collect(),
+            _ => Vec::new(),
+        };
+        Decoder {
+            ext: extension(field),
+            members,
+        }
+    }
+
+    fn member(&self, i: usize) -> &Decoder {
+        self.members.get(i).unwrap_or(&PLAIN)
+    }
+}
+
 /// The extension type a field declares.
 fn extension(field: &Field) -> Extension {
     let meta = field.metadata();
@@ -320,15 +358,15 @@ fn extension(field: &Field) -> Extension {
     }
 }
 
-/// A value of a field whose extension type is `ext`: HUGEINT, UHUGEINT and BIGNUM are integers
+/// A value of a field `decoder` was made for: HUGEINT, UHUGEINT and BIGNUM are integers
 /// (strings beyond 2^53, as [`integer`]), BOOLEAN a boolean, BIT a string of `0` and `1` (as
 /// PostgreSQL's bit strings render), UUID its canonical text, TIMETZ DuckDB's text with the offset
 /// (`13:14:15.25+05:30`). Storage of an unexpected layout renders as Arrow's type alone would.
-fn field_value(array: &dyn Array, row: usize, ext: Extension) -> Value {
+fn field_value(array: &dyn Array, row: usize, decoder: &Decoder) -> Value {
     if array.is_null(row) {
         return Value::Null;
     }
-    let decoded = match ext {
+    let decoded = match decoder.ext {
         Extension::None => None,
         Extension::Uuid => fixed::<16>(array, row)
             .map(|b| Value::String(uuid::Uuid::from_bytes(b).hyphenated().to_string())),
@@ -354,7 +392,7 @@ fn field_value(array: &dyn Array, row: usize, ext: Extension) -> Value {
                 .unwrap_or(Value::String(digits))
         }),
     };
-    decoded.unwrap_or_else(|| value(array, row))
+    decoded.unwrap_or_else(|| value(array, row, decoder))
 }
 
 /// The `N` bytes of a fixed-size binary value, or `None` for another layout.
@@ -466,7 +504,7 @@ fn bit_string(raw: &[u8]) -> Option<String> {
 /// UNION as a one-key object naming its member (`{"num": 7}`; a NULL member is null, as Arrow
 /// gives a union no validity of its own); decimals, dates and times as DuckDB-like strings;
 /// anything else through Arrow's formatter.
-fn value(array: &dyn Array, row: usize) -> Value {
+fn value(array: &dyn Array, row: usize, decoder: &Decoder) -> Value {
     if array.is_null(row) {
         return Value::Null;
     }
@@ -491,35 +529,34 @@ fn value(array: &dyn Array, row: usize) -> Value {
         DataType::LargeBinary => base64(array.as_binary::<i64>().value(row)),
         DataType::BinaryView => base64(array.as_binary_view().value(row)),
         DataType::FixedSizeBinary(_) => base64(array.as_fixed_size_binary().value(row)),
-        DataType::List(f) => list(array.as_list::<i32>().value(row).as_ref(), f),
-        DataType::LargeList(f) => list(array.as_list::<i64>().value(row).as_ref(), f),
-        DataType::FixedSizeList(f, _) => list(array.as_fixed_size_list().value(row).as_ref(), f),
+        DataType::List(_) => list(array.as_list::<i32>().value(row).as_ref(), decoder),
+        DataType::LargeList(_) => list(array.as_list::<i64>().value(row).as_ref(), decoder),
+        DataType::FixedSizeList(..) => {
+            list(array.as_fixed_size_list().value(row).as_ref(), decoder)
+        }
         DataType::Struct(fields) => {
             let s = array.as_struct();
             let mut out = Map::new();
-            for (field, col) in fields.iter().zip(s.columns()) {
+            for (i, (field, col)) in fields.iter().zip(s.columns()).enumerate() {
                 out.insert(
                     field.name().clone(),
-                    field_value(col.as_ref(), row, extension(field)),
+                    field_value(col.as_ref(), row, decoder.member(i)),
                 );
             }
             Value::Object(out)
         }
-        DataType::Map(entries_field, _) => {
+        DataType::Map(..) => {
             let entries = array.as_map().value(row);
-            let ext = |i: usize| match entries_field.data_type() {
-                DataType::Struct(fields) => fields.get(i).map_or(Extension::None, |f| extension(f)),
-                _ => Extension::None,
-            };
             let (keys, values) = (entries.column(0), entries.column(1));
-            let (key_ext, value_ext) = (ext(0), ext(1));
+            let entry = decoder.member(0);
+            let (key_decoder, value_decoder) = (entry.member(0), entry.member(1));
             let mut out = Map::new();
             for i in 0..entries.len() {
-                let key = match field_value(keys.as_ref(), i, key_ext) {
+                let key = match field_value(keys.as_ref(), i, key_decoder) {
                     Value::String(s) => s,
                     other => other.to_string(),
                 };
-                out.insert(key, field_value(values.as_ref(), i, value_ext));
+                out.insert(key, field_value(values.as_ref(), i, value_decoder));
             }
             Value::Object(out)
         }
@@ -528,9 +565,10 @@ fn value(array: &dyn Array, row: usize) -> Value {
         DataType::Union(fields, _) => {
             let u = array.as_union();
             let tag = u.type_id(row);
-            let field = fields.iter().find(|(id, _)| *id == tag).map(|(_, f)| f);
-            let ext = field.map_or(Extension::None, |f| extension(f));
-            let member = field_value(u.child(tag).as_ref(), u.value_offset(row), ext);
+            let found = fields.iter().enumerate().find(|(_, (id, _))| *id == tag);
+            let field = found.map(|(_, (_, f))| f);
+            let member_decoder = found.map_or(&PLAIN, |(i, _)| decoder.member(i));
+            let member = field_value(u.child(tag).as_ref(), u.value_offset(row), member_decoder);
             match field {
                 _ if member.is_null() => Value::Null,
                 Some(field) => {
@@ -602,12 +640,12 @@ fn instant(array: &dyn Array, row: usize, unit: dt::TimeUnit) -> Value {
     }
 }
 
-/// A list's items, each decoded as its item field declares.
-fn list(items: &dyn Array, field: &Field) -> Value {
-    let ext = extension(field);
+/// A list's items, each decoded as the list's item field declares (`decoder` is the list's).
+fn list(items: &dyn Array, decoder: &Decoder) -> Value {
+    let item = decoder.member(0);
     Value::Array(
         (0..items.len())
-            .map(|i| field_value(items, i, ext))
+            .map(|i| field_value(items, i, item))
             .collect(),
     )
 }
