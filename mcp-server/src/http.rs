@@ -7,6 +7,7 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use http::{header, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -238,15 +239,41 @@ pub async fn serve_http_routes(
     if let Some(tx) = bound {
         let _ = tx.send(local);
     }
-    axum::serve(listener, router)
+    axum::serve(no_delay(listener), router)
         .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
         .await
         .map_err(|e| format!("HTTP server failed: {e}"))
 }
 
+/// `listener` with TCP_NODELAY set on every connection it accepts. A response leaves in several
+/// writes (SSE events, then the end of the chunked body); with Nagle's algorithm a later one
+/// waits for the client's delayed ACK (up to 40 ms on Linux: measured, a minimal HTTP client's
+/// `run_query` took 44 ms instead of 1).
+fn no_delay(
+    listener: tokio::net::TcpListener,
+) -> impl axum::serve::Listener<Io = tokio::net::TcpStream, Addr = std::net::SocketAddr> {
+    listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            eprintln!("sqlgate-mcp: cannot set TCP_NODELAY on a connection: {e}");
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn accepted_connections_send_without_delay() {
+        use axum::serve::Listener;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut listener = no_delay(listener);
+        let client = tokio::spawn(tokio::net::TcpStream::connect(addr));
+        let (accepted, _) = listener.accept().await;
+        assert!(accepted.nodelay().unwrap());
+        client.await.unwrap().unwrap();
+    }
 
     #[test]
     fn bearer() {
