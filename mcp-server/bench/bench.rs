@@ -24,7 +24,9 @@
 //! - `guard`: `Guard::check_with_row_cap` alone (no database);
 //! - `engine`: `Engine::run_query` (guard + execution + JSON rendering, no MCP);
 //! - `mcp in-process`: the `run_query` tool through an rmcp client over an in-memory pipe;
-//! - `mcp http`: the `run_query` tool through an rmcp client over streamable HTTP (session).
+//! - `mcp http`: the `run_query` tool through an rmcp client over streamable HTTP (session);
+//! - the same two through a plain client (`bench/plain_client.rs`: JSON-RPC as text, each response
+//!   parsed once into a `serde_json::Value`), which leaves out rmcp's client-side parsing.
 //!
 //! "Added" is the median of the paired differences with `direct` (same query, same round).
 //!
@@ -60,8 +62,10 @@ use tokio_util::sync::CancellationToken;
 mod chinook_duckdb;
 mod engines;
 mod mutation;
+mod plain_client;
 
 use engines::{pg_connect, pg_direct, Direct, Target};
+use plain_client::{PlainHttp, PlainLines};
 
 // The allocator the shipped sqlgate-mcp binary uses (src/main.rs).
 #[global_allocator]
@@ -167,10 +171,9 @@ async fn tool(peer: &Peer<RoleClient>, sql: &str) -> Result<usize, Error> {
     Ok(out["row_count"].as_u64().unwrap_or(0) as usize)
 }
 
-async fn in_process(
-    engine: Arc<Engine>,
-    audit: Audit,
-) -> Result<RunningService<RoleClient, ()>, Error> {
+/// The client's end of an in-memory pipe whose other end the server is serving (stdio's
+/// framing: one JSON-RPC message per line).
+fn serve_in_process(engine: Arc<Engine>, audit: Audit) -> tokio::io::DuplexStream {
     let server = SqlGateServer::new(engine, audit);
     let (a, b) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
@@ -178,7 +181,14 @@ async fn in_process(
             let _ = running.waiting().await;
         }
     });
-    Ok(().serve(b).await?)
+    b
+}
+
+async fn in_process(
+    engine: Arc<Engine>,
+    audit: Audit,
+) -> Result<RunningService<RoleClient, ()>, Error> {
+    Ok(().serve(serve_in_process(engine, audit)).await?)
 }
 
 async fn http_client(url: &str) -> Result<RunningService<RoleClient, ()>, Error> {
@@ -218,12 +228,30 @@ fn audit_dir() -> PathBuf {
     }
 }
 
-const PATHS: [&str; 5] = ["direct", "guard", "engine", "MCP in-process", "MCP HTTP"];
+const PATHS: [&str; 7] = [
+    "direct",
+    "guard",
+    "engine",
+    "MCP in-process",
+    "MCP HTTP",
+    "MCP in-process, plain client",
+    "MCP HTTP, plain client",
+];
 const DIRECT: usize = 0;
 const GUARD: usize = 1;
 const ENGINE: usize = 2;
 const INPROC: usize = 3;
 const HTTP: usize = 4;
+const INPROC_PLAIN: usize = 5;
+const HTTP_PLAIN: usize = 6;
+/// The paths whose added latency the tables show, and the columns' names.
+const ADDED: [(usize, &str); 5] = [
+    (ENGINE, "added by the engine"),
+    (INPROC, "added in-process"),
+    (HTTP, "added over HTTP"),
+    (INPROC_PLAIN, "added in-process, plain client"),
+    (HTTP_PLAIN, "added over HTTP, plain client"),
+];
 
 fn ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
@@ -271,8 +299,11 @@ impl Latency {
         for name in PATHS {
             print!(" {name} |");
         }
-        println!(" added by the engine | added by MCP in-process | added by MCP over HTTP |");
-        println!("|---|{}", "---|".repeat(PATHS.len() + 3));
+        for (_, name) in ADDED {
+            print!(" {name} |");
+        }
+        println!();
+        println!("|---|{}", "---|".repeat(PATHS.len() + ADDED.len()));
         let rows = (0..QUERIES.len()).map(|q| (QUERIES[q].0, Some(q)));
         for (name, q) in rows.chain([("all", None)]) {
             print!("| {name} |");
@@ -283,12 +314,10 @@ impl Latency {
                 };
                 print!(" {:.3} |", median(&mut v));
             }
-            println!(
-                " {:+.3} | {:+.3} | {:+.3} |",
-                self.added(ENGINE, q),
-                self.added(INPROC, q),
-                self.added(HTTP, q)
-            );
+            for (path, _) in ADDED {
+                print!(" {:+.3} |", self.added(path, q));
+            }
+            println!();
         }
         print!("p90 / p99 ms, all queries:");
         for (path, name) in PATHS.iter().enumerate() {
@@ -325,15 +354,22 @@ async fn latency<D: Direct>(
     let url = start_http(t.engine.clone(), audit.clone(), shutdown.clone()).await?;
     let inproc = in_process(t.engine.clone(), audit.clone()).await?;
     let http = http_client(&url).await?;
+    let mut inproc_plain =
+        PlainLines::connect(serve_in_process(t.engine.clone(), audit.clone())).await?;
+    let mut http_plain = PlainHttp::connect(&url).await?;
 
     // Same results on every path.
     for (q, (name, _)) in QUERIES.iter().enumerate() {
+        let sql = &t.queries[q];
         let d = t.direct.run(&approved[q]).await?;
-        let h = tool(http.peer(), &t.queries[q]).await?;
-        let p = tool(inproc.peer(), &t.queries[q]).await?;
-        if d != h || d != p {
+        let h = tool(http.peer(), sql).await?;
+        let p = tool(inproc.peer(), sql).await?;
+        let pp = inproc_plain.run_query(sql).await?;
+        let hp = http_plain.run_query(sql).await?;
+        if [h, p, pp, hp].iter().any(|n| *n != d) {
             let e = format!(
-                "{}: {name}: {d} rows direct, {h} over HTTP, {p} in-process",
+                "{}: {name}: {d} rows direct, {h} over HTTP, {p} in-process, {pp} in-process \
+                 (plain client), {hp} over HTTP (plain client)",
                 t.name
             );
             return Err(e.into());
@@ -365,8 +401,14 @@ async fn latency<D: Direct>(
                 INPROC => {
                     tool(inproc.peer(), sql).await?;
                 }
-                _ => {
+                HTTP => {
                     tool(http.peer(), sql).await?;
+                }
+                INPROC_PLAIN => {
+                    inproc_plain.run_query(sql).await?;
+                }
+                _ => {
+                    http_plain.run_query(sql).await?;
                 }
             }
             round[path] = ms(start);
@@ -524,17 +566,19 @@ async fn run() -> Result<(), Error> {
     println!();
     println!("Added median latency of run_query over the direct driver call, ms:");
     println!();
-    println!("| engine | direct, 100 rows | in-process, 100 rows | over HTTP, 100 rows | in-process, all | over HTTP, all |");
-    println!("|---|---|---|---|---|---|");
+    println!("| engine | direct, 100 rows | in-process, 100 rows | over HTTP, 100 rows | in-process, all | over HTTP, all | plain client: in-process, 100 rows | plain client: over HTTP, 100 rows |");
+    println!("|---|---|---|---|---|---|---|---|");
     for l in &tables {
         println!(
-            "| {} | {:.3} | {:+.3} | {:+.3} | {:+.3} | {:+.3} |",
+            "| {} | {:.3} | {:+.3} | {:+.3} | {:+.3} | {:+.3} | {:+.3} | {:+.3} |",
             l.name,
             median(&mut l.s[DIRECT][HUNDRED_ROWS].clone()),
             l.added(INPROC, Some(HUNDRED_ROWS)),
             l.added(HTTP, Some(HUNDRED_ROWS)),
             l.added(INPROC, None),
-            l.added(HTTP, None)
+            l.added(HTTP, None),
+            l.added(INPROC_PLAIN, Some(HUNDRED_ROWS)),
+            l.added(HTTP_PLAIN, Some(HUNDRED_ROWS)),
         );
     }
 
@@ -547,13 +591,23 @@ async fn run() -> Result<(), Error> {
             l.added(INPROC, Some(HUNDRED_ROWS)),
             l.added(HTTP, Some(HUNDRED_ROWS)),
         );
+        let (inproc_plain, http_plain) = (
+            l.added(INPROC_PLAIN, Some(HUNDRED_ROWS)),
+            l.added(HTTP_PLAIN, Some(HUNDRED_ROWS)),
+        );
         let verdict = |v: f64, target: f64| if v < target { "met" } else { "NOT met" };
         println!();
         println!(
-            "{}, 100 rows: added {inproc:.3} ms in process (target < 0.3 ms: {}), {http:.3} ms over HTTP (target < 0.6 ms: {}).",
+            "{}, 100 rows, rmcp's client: added {inproc:.3} ms in process (target < 0.3 ms: {}), {http:.3} ms over HTTP (target < 0.6 ms: {}).",
             l.name,
             verdict(inproc, 0.3),
             verdict(http, 0.6)
+        );
+        println!(
+            "{}, 100 rows, plain client: added {inproc_plain:.3} ms in process (target < 0.3 ms: {}), {http_plain:.3} ms over HTTP (target < 0.6 ms: {}).",
+            l.name,
+            verdict(inproc_plain, 0.3),
+            verdict(http_plain, 0.6)
         );
     }
     if args.latency_only {
