@@ -376,47 +376,45 @@ async fn latency<D: Direct>(
         }
     }
 
+    // Round r runs query r % QUERIES.len() on every path.
     let warmup = (iterations / 10).max(50);
-    let mut s: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); QUERIES.len()]; PATHS.len()];
-    for i in 0..(warmup + iterations * QUERIES.len()) {
-        let q = i % QUERIES.len();
+    let rounds = iterations * QUERIES.len();
+    let samples = interleaved(warmup, rounds, PATHS.len(), async |r, path| {
+        let q = r % QUERIES.len();
         let sql = t.queries[q].as_str();
-        let mut round = [0.0f64; PATHS.len()];
-        for k in 0..PATHS.len() {
-            let path = (i / QUERIES.len() + k) % PATHS.len();
-            let start = Instant::now();
-            match path {
-                DIRECT => {
-                    t.direct.run(&approved[q]).await?;
-                }
-                GUARD => {
-                    guard
-                        .check_with_row_cap(sql, cap)
-                        .map_err(|r| r.error.message)?;
-                }
-                ENGINE => {
-                    let (r, _) = t.engine.run_query(sql).await;
-                    r.map_err(|e| e.message)?;
-                }
-                INPROC => {
-                    tool(inproc.peer(), sql).await?;
-                }
-                HTTP => {
-                    tool(http.peer(), sql).await?;
-                }
-                INPROC_PLAIN => {
-                    inproc_plain.run_query(sql).await?;
-                }
-                _ => {
-                    http_plain.run_query(sql).await?;
-                }
+        match path {
+            DIRECT => {
+                t.direct.run(&approved[q]).await?;
             }
-            round[path] = ms(start);
+            GUARD => {
+                guard
+                    .check_with_row_cap(sql, cap)
+                    .map_err(|r| r.error.message)?;
+            }
+            ENGINE => {
+                let (r, _) = t.engine.run_query(sql).await;
+                r.map_err(|e| e.message)?;
+            }
+            INPROC => {
+                tool(inproc.peer(), sql).await?;
+            }
+            HTTP => {
+                tool(http.peer(), sql).await?;
+            }
+            INPROC_PLAIN => {
+                inproc_plain.run_query(sql).await?;
+            }
+            _ => {
+                http_plain.run_query(sql).await?;
+            }
         }
-        if i >= warmup {
-            for (path, v) in round.iter().enumerate() {
-                s[path][q].push(*v);
-            }
+        Ok(())
+    })
+    .await?;
+    let mut s: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); QUERIES.len()]; PATHS.len()];
+    for (path, by_round) in samples.into_iter().enumerate() {
+        for (r, v) in by_round.into_iter().enumerate() {
+            s[path][r % QUERIES.len()].push(v);
         }
     }
     let _ = inproc.cancel().await;
@@ -428,6 +426,30 @@ async fn latency<D: Direct>(
     };
     out.print();
     Ok(out)
+}
+
+/// Times `paths` ways of doing the same thing, `rounds` rounds after `warmup` untimed ones:
+/// `run(round, path)` does one (the warm-up rounds are numbered from 0 too). Within a round the paths run in a rotating order, so that machine
+/// noise hits them alike and no path always runs right after another. Returns
+/// `samples[path][round]`, milliseconds.
+async fn interleaved(
+    warmup: usize,
+    rounds: usize,
+    paths: usize,
+    mut run: impl AsyncFnMut(usize, usize) -> Result<(), Error>,
+) -> Result<Vec<Vec<f64>>, Error> {
+    let mut samples = vec![Vec::with_capacity(rounds); paths];
+    for i in 0..warmup + rounds {
+        for k in 0..paths {
+            let path = (i + k) % paths;
+            let start = Instant::now();
+            run(if i < warmup { i } else { i - warmup }, path).await?;
+            if i >= warmup {
+                samples[path].push(ms(start));
+            }
+        }
+    }
+    Ok(samples)
 }
 
 /// Runs `clients` concurrent loops of `call` for `seconds`; returns calls per second.
@@ -632,28 +654,25 @@ async fn pipelined_baseline(
         .map_err(|r| r.error.message)?
         .sql;
     let inproc = in_process(t.engine.clone(), audit.clone()).await?;
-    let mut s: [Vec<f64>; 4] = Default::default();
-    for _ in 0..iterations {
-        for (path, samples) in s.iter_mut().enumerate() {
-            let start = Instant::now();
-            match path {
-                0 => {
-                    engines::pg_direct(&t.direct.0, &approved).await?;
-                }
-                1 => {
-                    engines::pg_pipelined(&t.direct.0, &approved).await?;
-                }
-                2 => {
-                    let (r, _) = t.engine.run_query(sql).await;
-                    r.map_err(|e| e.message)?;
-                }
-                _ => {
-                    tool(inproc.peer(), sql).await?;
-                }
+    let s = interleaved(iterations / 10, iterations, 4, async |_, path| {
+        match path {
+            0 => {
+                engines::pg_direct(&t.direct.0, &approved).await?;
             }
-            samples.push(ms(start));
+            1 => {
+                engines::pg_pipelined(&t.direct.0, &approved).await?;
+            }
+            2 => {
+                let (r, _) = t.engine.run_query(sql).await;
+                r.map_err(|e| e.message)?;
+            }
+            _ => {
+                tool(inproc.peer(), sql).await?;
+            }
         }
-    }
+        Ok(())
+    })
+    .await?;
     let _ = inproc.cancel().await;
     // Added: the median of the differences within a round, as in the latency tables.
     let added = |path: &[f64]| {
@@ -661,7 +680,8 @@ async fn pipelined_baseline(
         median(&mut d)
     };
     let (engine_added, inproc_added) = (added(&s[2]), added(&s[3]));
-    let [mut direct, mut pipelined, mut engine, mut inproc] = s;
+    let [mut direct, mut pipelined, mut engine, mut inproc]: [Vec<f64>; 4] =
+        s.try_into().map_err(|_| "four paths")?;
     println!();
     println!(
         "PostgreSQL, 100 rows, against a direct call pipelined like the backend (one round trip), \
