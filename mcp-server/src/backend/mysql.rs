@@ -363,11 +363,10 @@ impl MysqlBackend {
 
 /// Opens the transaction (`READ ONLY` or `READ WRITE`) and sets the session's statement timeout
 /// (`set_timeout`, from [`MysqlBackend::timeout_statement`]): the start of every statement run.
-/// One round trip: both are our constant text, sent as one text query (the server stops at the
-/// first that fails). Agent SQL never takes this path: it is only ever prepared.
 async fn begin(conn: &mut Conn, access: &str, set_timeout: &str) -> Result<(), mysql_async::Error> {
-    conn.query_drop(format!("START TRANSACTION {access}; {set_timeout}"))
-        .await
+    conn.query_drop(format!("START TRANSACTION {access}"))
+        .await?;
+    conn.query_drop(set_timeout).await
 }
 
 /// Closes a connection that must not go back to the pool, without waiting long for the server.
