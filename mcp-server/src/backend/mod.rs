@@ -14,6 +14,7 @@ pub mod sqlite;
 pub mod sqlite_write;
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -409,21 +410,43 @@ pub(crate) async fn interruptible<T: Send + 'static>(
     interrupt: impl FnOnce() + Send + 'static,
     work: impl FnOnce() -> Result<T, DbError> + Send + 'static,
 ) -> Result<T, DbError> {
-    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+    interruptible_once(timeout, interrupt, work).await?.0
+}
+
+/// [`interruptible`], also saying whether the interrupt was sent. It is sent only while `work`
+/// runs (the timer and the end of `work` race for one flag), so it never reaches a statement
+/// that starts later on the same connection; a connection whose work was interrupted must not
+/// be used again.
+pub(crate) async fn interruptible_once<T: Send + 'static>(
+    timeout: Duration,
+    interrupt: impl FnOnce() + Send + 'static,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<(T, bool), DbError> {
+    use std::sync::atomic::{AtomicU8, Ordering::SeqCst};
+    const RUNNING: u8 = 0;
+    const DONE: u8 = 1;
+    const INTERRUPTED: u8 = 2;
+    let state = Arc::new(AtomicU8::new(RUNNING));
+    let timer_state = state.clone();
     let timer = tokio::spawn(async move {
-        if tokio::time::timeout(timeout, done_rx).await.is_err() {
+        tokio::time::sleep(timeout).await;
+        if timer_state
+            .compare_exchange(RUNNING, INTERRUPTED, SeqCst, SeqCst)
+            .is_ok()
+        {
             interrupt();
         }
     });
-    let result = tokio::task::spawn_blocking(move || {
-        let r = work();
-        let _ = done_tx.send(());
-        r
+    let work_state = state.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        let out = work();
+        let _ = work_state.compare_exchange(RUNNING, DONE, SeqCst, SeqCst);
+        out
     })
     .await
     .map_err(|e| DbError::new(DbErrorCode::DatabaseError, format!("worker failed: {e}")))?;
     timer.abort();
-    result
+    Ok((out, state.load(SeqCst) == INTERRUPTED))
 }
 
 /// A connected database.

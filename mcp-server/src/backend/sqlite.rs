@@ -1,8 +1,9 @@
-//! SQLite backend: the file is opened read-only (`mode=ro`) with `PRAGMA query_only`, one
-//! connection per query on a blocking thread, interrupted when the timeout passes.
+//! SQLite backend: the file is opened read-only (`mode=ro`) with `PRAGMA query_only`; a query
+//! runs on a blocking thread, interrupted when the timeout passes. Read connections are kept
+//! between queries ([`IdleConnections`]), so that the schema is not read again for each one.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use rusqlite::types::ValueRef;
@@ -19,8 +20,57 @@ pub struct SqliteBackend {
     pub(crate) path: PathBuf,
     /// Opened for writes (a write mode): `mutate` may open read-write connections.
     pub(crate) writable: bool,
+    /// Read connections between queries.
+    idle: IdleConnections,
     /// Keeps a temporary database (the demo) alive as long as the backend.
     _keep: Option<Arc<dyn Send + Sync>>,
+}
+
+/// At most this many read connections wait between queries (more run at once when needed).
+const IDLE_MAX: usize = 8;
+
+/// Read-only connections that served a query and ended cleanly, with the identity of the file
+/// they opened: a connection keeps the file it opened, so when the path names another file
+/// (replaced by a rename, as tools that rebuild a database do) they are all closed and the next
+/// query opens the new one, as a connection per query did.
+#[derive(Default)]
+struct IdleConnections(Mutex<Vec<(Connection, Option<FileId>)>>);
+
+/// A file's device and inode (`None` where the platform does not say).
+type FileId = (u64, u64);
+
+fn file_id(path: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+impl IdleConnections {
+    /// A waiting connection to the file now at `path`, if there is one.
+    fn take(&self, path: &Path) -> Option<(Connection, Option<FileId>)> {
+        let id = file_id(path);
+        let mut idle = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // Without an identity there is no telling whether the file was replaced: reuse nothing.
+        if id.is_none() || idle.iter().any(|(_, opened)| *opened != id) {
+            idle.clear();
+        }
+        idle.pop()
+    }
+
+    /// Keeps `conn` for the next query, unless enough wait already.
+    fn put(&self, conn: Connection, id: Option<FileId>) {
+        let mut idle = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if id.is_some() && idle.len() < IDLE_MAX {
+            idle.push((conn, id));
+        }
+    }
 }
 
 impl SqliteBackend {
@@ -29,6 +79,7 @@ impl SqliteBackend {
         let backend = SqliteBackend {
             path: path.to_path_buf(),
             writable: false,
+            idle: IdleConnections::default(),
             _keep: None,
         };
         backend.connect()?;
@@ -57,17 +108,29 @@ impl SqliteBackend {
         connect_read_only(&self.path)
     }
 
-    /// Executes approved SQL under the limits.
+    /// Executes approved SQL under the limits, on a waiting read connection or a new one. The
+    /// connection waits for the next query only if it ended cleanly: not interrupted, and no
+    /// transaction left open.
     pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        let conn = self.connect()?;
+        let (conn, id) = match self.idle.take(&self.path) {
+            Some(waiting) => waiting,
+            None => {
+                let id = file_id(&self.path);
+                (self.connect()?, id)
+            }
+        };
         let interrupt = conn.get_interrupt_handle();
         let sql = sql.to_string();
-        super::interruptible(
+        let ((result, conn), interrupted) = super::interruptible_once(
             limits.timeout,
             move || interrupt.interrupt(),
-            move || run(&conn, &sql, limits),
+            move || (run(&conn, &sql, limits), conn),
         )
-        .await
+        .await?;
+        if !interrupted && conn.is_autocommit() {
+            self.idle.put(conn, id);
+        }
+        result
     }
 
     /// Reads tables, views, columns and keys.
@@ -251,4 +314,87 @@ fn introspect(conn: &Connection) -> Result<Vec<TableDetail>, DbError> {
         });
     }
     Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn limits(timeout: Duration) -> QueryLimits {
+        QueryLimits {
+            max_rows: Some(10),
+            max_bytes: 1 << 20,
+            timeout,
+        }
+    }
+
+    /// A database file at `path` whose table `t` holds one row, `x = value`.
+    fn database(path: &Path, value: i64) {
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(&format!(
+            "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES ({value});"
+        ))
+        .unwrap();
+    }
+
+    async fn x(backend: &SqliteBackend) -> Value {
+        let result = backend
+            .execute("SELECT x FROM t", limits(Duration::from_secs(5)))
+            .await
+            .unwrap();
+        result.rows[0]["x"].clone()
+    }
+
+    fn idle(backend: &SqliteBackend) -> usize {
+        backend.idle.0.lock().unwrap().len()
+    }
+
+    #[tokio::test]
+    async fn a_connection_serves_the_next_query_and_sees_new_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        database(&path, 1);
+        let backend = SqliteBackend::open(&path).unwrap();
+        assert_eq!(x(&backend).await, 1);
+        assert_eq!(idle(&backend), 1);
+        Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE t SET x = 2", [])
+            .unwrap();
+        assert_eq!(x(&backend).await, 2);
+        assert_eq!(idle(&backend), 1, "the waiting connection served the query");
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_file_replaced_by_a_rename_is_read_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        database(&path, 1);
+        let backend = SqliteBackend::open(&path).unwrap();
+        assert_eq!(x(&backend).await, 1);
+        let next = dir.path().join("next.sqlite");
+        database(&next, 2);
+        std::fs::rename(&next, &path).unwrap();
+        assert_eq!(x(&backend).await, 2);
+    }
+
+    #[tokio::test]
+    async fn an_interrupted_connection_does_not_serve_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        database(&path, 1);
+        let backend = SqliteBackend::open(&path).unwrap();
+        let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) \
+                       SELECT count(*) FROM n";
+        let err = backend
+            .execute(endless, limits(Duration::from_millis(50)))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, DbErrorCode::QueryTimeout);
+        assert_eq!(idle(&backend), 0);
+        assert_eq!(x(&backend).await, 1);
+    }
 }
