@@ -347,6 +347,14 @@ mod tests {
         result.rows[0]["x"].clone()
     }
 
+    /// A backend on a new database in `dir` whose `x` is 1, and the database's path.
+    fn served(dir: &tempfile::TempDir) -> (PathBuf, SqliteBackend) {
+        let path = dir.path().join("db.sqlite");
+        database(&path, 1);
+        let backend = SqliteBackend::open(&path).unwrap();
+        (path, backend)
+    }
+
     fn idle(backend: &SqliteBackend) -> usize {
         backend.idle.0.lock().unwrap().len()
     }
@@ -354,9 +362,7 @@ mod tests {
     #[tokio::test]
     async fn a_connection_serves_the_next_query_and_sees_new_writes() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite");
-        database(&path, 1);
-        let backend = SqliteBackend::open(&path).unwrap();
+        let (path, backend) = served(&dir);
         assert_eq!(x(&backend).await, 1);
         assert_eq!(idle(&backend), 1);
         Connection::open(&path)
@@ -371,9 +377,7 @@ mod tests {
     #[tokio::test]
     async fn a_file_replaced_by_a_rename_is_read_anew() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite");
-        database(&path, 1);
-        let backend = SqliteBackend::open(&path).unwrap();
+        let (path, backend) = served(&dir);
         assert_eq!(x(&backend).await, 1);
         let next = dir.path().join("next.sqlite");
         database(&next, 2);
@@ -384,9 +388,7 @@ mod tests {
     #[tokio::test]
     async fn an_interrupted_connection_does_not_serve_again() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite");
-        database(&path, 1);
-        let backend = SqliteBackend::open(&path).unwrap();
+        let (_, backend) = served(&dir);
         let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) \
                        SELECT count(*) FROM n";
         let err = backend
