@@ -176,7 +176,7 @@ pub async fn postgres(url: Option<&str>) -> Result<Option<Target<Postgres>>, Err
 
 /// SQLite: one connection opened as the backend opens its connections (read-only,
 /// `query_only`), the statement prepared and stepped to the end on the calling thread (the
-/// backend opens a connection per query and runs it on a blocking thread under a timer).
+/// backend reuses its read connections and runs each query on a blocking thread under a timer).
 pub struct Sqlite(rusqlite::Connection);
 
 impl Direct for Sqlite {
