@@ -53,15 +53,15 @@ fn file_id(path: &Path) -> Option<FileId> {
 }
 
 impl IdleConnections {
-    /// A waiting connection to the file now at `path`, if there is one.
-    fn take(&self, path: &Path) -> Option<(Connection, Option<FileId>)> {
+    /// The identity of the file now at `path`, and a waiting connection to it if there is one.
+    fn take(&self, path: &Path) -> (Option<Connection>, Option<FileId>) {
         let id = file_id(path);
         let mut idle = self.0.lock().unwrap_or_else(|e| e.into_inner());
         // Without an identity there is no telling whether the file was replaced: reuse nothing.
         if id.is_none() || idle.iter().any(|(_, opened)| *opened != id) {
             idle.clear();
         }
-        idle.pop()
+        (idle.pop().map(|(conn, _)| conn), id)
     }
 
     /// Keeps `conn` for the next query, unless enough wait already.
@@ -112,12 +112,10 @@ impl SqliteBackend {
     /// connection waits for the next query only if it ended cleanly: not interrupted, and no
     /// transaction left open.
     pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        let (conn, id) = match self.idle.take(&self.path) {
-            Some(waiting) => waiting,
-            None => {
-                let id = file_id(&self.path);
-                (self.connect()?, id)
-            }
+        let (waiting, id) = self.idle.take(&self.path);
+        let conn = match waiting {
+            Some(conn) => conn,
+            None => self.connect()?,
         };
         let interrupt = conn.get_interrupt_handle();
         let sql = sql.to_string();
