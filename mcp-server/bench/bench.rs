@@ -429,9 +429,9 @@ async fn latency<D: Direct>(
 }
 
 /// Times `paths` ways of doing the same thing, `rounds` rounds after `warmup` untimed ones:
-/// `run(round, path)` does one (the warm-up rounds are numbered from 0 too). Within a round the paths run in a rotating order, so that machine
-/// noise hits them alike and no path always runs right after another. Returns
-/// `samples[path][round]`, milliseconds.
+/// `run(round, path)` does one (the warm-up rounds are numbered from 0 too). Within a round the
+/// paths run in a rotating order, so that machine noise hits them alike and no path always runs
+/// right after another. Returns `samples[path][round]`, milliseconds.
 async fn interleaved(
     warmup: usize,
     rounds: usize,
@@ -609,28 +609,21 @@ async fn run() -> Result<(), Error> {
         return Ok(());
     };
     if let Some(l) = tables.first() {
-        let (inproc, http) = (
-            l.added(INPROC, Some(HUNDRED_ROWS)),
-            l.added(HTTP, Some(HUNDRED_ROWS)),
-        );
-        let (inproc_plain, http_plain) = (
-            l.added(INPROC_PLAIN, Some(HUNDRED_ROWS)),
-            l.added(HTTP_PLAIN, Some(HUNDRED_ROWS)),
-        );
         let verdict = |v: f64, target: f64| if v < target { "met" } else { "NOT met" };
         println!();
-        println!(
-            "{}, 100 rows, rmcp's client: added {inproc:.3} ms in process (target < 0.3 ms: {}), {http:.3} ms over HTTP (target < 0.6 ms: {}).",
-            l.name,
-            verdict(inproc, 0.3),
-            verdict(http, 0.6)
-        );
-        println!(
-            "{}, 100 rows, plain client: added {inproc_plain:.3} ms in process (target < 0.3 ms: {}), {http_plain:.3} ms over HTTP (target < 0.6 ms: {}).",
-            l.name,
-            verdict(inproc_plain, 0.3),
-            verdict(http_plain, 0.6)
-        );
+        for (client, inproc, http) in [
+            ("rmcp's client", INPROC, HTTP),
+            ("plain client", INPROC_PLAIN, HTTP_PLAIN),
+        ] {
+            let inproc = l.added(inproc, Some(HUNDRED_ROWS));
+            let http = l.added(http, Some(HUNDRED_ROWS));
+            println!(
+                "{}, 100 rows, {client}: added {inproc:.3} ms in process (target < 0.3 ms: {}), {http:.3} ms over HTTP (target < 0.6 ms: {}).",
+                l.name,
+                verdict(inproc, 0.3),
+                verdict(http, 0.6)
+            );
+        }
     }
     if args.latency_only {
         return Ok(());
