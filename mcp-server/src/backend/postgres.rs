@@ -4,12 +4,11 @@
 //! `SET LOCAL statement_timeout`, and is always rolled back. Requests are pipelined: a read or an
 //! EXPLAIN costs one round trip (a read that returns no row two), a mutation two.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use std::future::Future;
-
 use futures::future::{join, join3};
 use futures::{pin_mut, TryStreamExt};
 use tokio_postgres::error::SqlState;
