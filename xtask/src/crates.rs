@@ -1,0 +1,138 @@
+//! The crates to check and what their manifests declare: module roots (lib, bins, tests,
+//! examples, benches) and the layer rules of `[package.metadata.layers]`.
+
+use std::path::{Path, PathBuf};
+
+use toml::{Table, Value};
+
+use crate::CheckError;
+
+/// One crate of the workspace.
+#[derive(Debug, Clone)]
+pub struct Crate {
+    /// Its folder (where its `Cargo.toml` is).
+    pub dir: PathBuf,
+    /// Files that start a module tree: the library, each binary, test, example and bench.
+    pub roots: Vec<PathBuf>,
+    /// `[package.metadata.layers] order`: top-level modules of the library, highest first.
+    pub layer_order: Vec<String>,
+    /// `[package.metadata.layers.confined]`: an external crate's name and the folder (relative to
+    /// the crate) that alone may name it.
+    pub confined: Vec<(String, PathBuf)>,
+}
+
+/// The members of the root workspace plus `fuzz/` (its own workspace).
+pub fn workspace_crates(root: &Path) -> Result<Vec<Crate>, CheckError> {
+    let manifest = read_manifest(&root.join("Cargo.toml"))?;
+    let members = manifest
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| CheckError::Manifest {
+            path: root.join("Cargo.toml"),
+            message: "no [workspace] members".into(),
+        })?;
+    let mut dirs: Vec<PathBuf> = members
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|m| root.join(m))
+        .collect();
+    if root.join("fuzz/Cargo.toml").is_file() {
+        dirs.push(root.join("fuzz"));
+    }
+    dirs.iter().map(|dir| load_crate(dir)).collect()
+}
+
+fn read_manifest(path: &Path) -> Result<Table, CheckError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CheckError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    text.parse::<Table>().map_err(|e| CheckError::Manifest {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Reads one crate's manifest: its module roots and layer rules.
+pub fn load_crate(dir: &Path) -> Result<Crate, CheckError> {
+    let path = dir.join("Cargo.toml");
+    let manifest = read_manifest(&path)?;
+    let mut roots = Vec::new();
+    let lib = manifest
+        .get("lib")
+        .and_then(|l| l.get("path"))
+        .and_then(Value::as_str)
+        .unwrap_or("src/lib.rs");
+    roots.push(dir.join(lib));
+    roots.push(dir.join("src/main.rs"));
+    for section in ["bin", "example", "bench", "test"] {
+        let targets = manifest.get(section).and_then(Value::as_array);
+        for target in targets.into_iter().flatten() {
+            if let Some(p) = target.get("path").and_then(Value::as_str) {
+                roots.push(dir.join(p));
+            }
+        }
+    }
+    for folder in ["tests", "benches", "examples"] {
+        roots.extend(rust_files_in(&dir.join(folder)));
+    }
+    roots.retain(|r| r.is_file());
+    roots.sort();
+    roots.dedup();
+    let layers = manifest
+        .get("package")
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("layers"));
+    let layer_order = match layers.and_then(|l| l.get("order")) {
+        None => Vec::new(),
+        Some(order) => strings(order).ok_or_else(|| CheckError::Manifest {
+            path: path.clone(),
+            message: "[package.metadata.layers] order must be an array of module names".into(),
+        })?,
+    };
+    let confined = match layers.and_then(|l| l.get("confined")) {
+        None => Vec::new(),
+        Some(Value::Table(t)) => t
+            .iter()
+            .map(|(name, folder)| match folder.as_str() {
+                Some(f) => Ok((name.clone(), PathBuf::from(f))),
+                None => Err(CheckError::Manifest {
+                    path: path.clone(),
+                    message: format!("[package.metadata.layers.confined] {name} must be a folder"),
+                }),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(CheckError::Manifest {
+                path,
+                message: "[package.metadata.layers.confined] must be a table".into(),
+            })
+        }
+    };
+    Ok(Crate {
+        dir: dir.to_path_buf(),
+        roots,
+        layer_order,
+        confined,
+    })
+}
+
+fn strings(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The `.rs` files directly in `dir` (each a crate root: `tests/*.rs`, `examples/*.rs`, ...).
+fn rust_files_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect()
+}

@@ -1,0 +1,127 @@
+//! What the check found, printed with paths relative to the repository root.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One broken layout rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Violation {
+    /// Files that import each other, in cycle order.
+    Cycle {
+        /// The files of one cycle, each naming the next and the last naming the first.
+        files: Vec<PathBuf>,
+        /// Every file of the group of files that reach each other (the cycle's files and more).
+        group: Vec<PathBuf>,
+    },
+    /// A module naming a module of a higher layer.
+    UpwardImport {
+        /// The naming file.
+        file: PathBuf,
+        /// Line of the path.
+        line: usize,
+        /// Its layer (top-level module).
+        from_layer: String,
+        /// The higher layer it names.
+        to_layer: String,
+    },
+    /// A top-level module missing from `[package.metadata.layers] order`.
+    UnlistedLayer {
+        /// The crate's manifest.
+        manifest: PathBuf,
+        /// The module.
+        module: String,
+    },
+    /// A confined crate named outside its folder.
+    Confined {
+        /// The naming file.
+        file: PathBuf,
+        /// Line of the path.
+        line: usize,
+        /// The crate.
+        name: String,
+        /// The only folder that may name it.
+        folder: PathBuf,
+    },
+    /// A hand-written source file over the limit.
+    Oversized {
+        /// The file.
+        file: PathBuf,
+        /// Its line count.
+        lines: usize,
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::Cycle { files, group } => {
+                let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+                let first = names.first().cloned().unwrap_or_default();
+                write!(f, "import cycle: {} -> {first}", names.join(" -> "))?;
+                if group.len() > files.len() {
+                    let all: Vec<String> = group.iter().map(|p| p.display().to_string()).collect();
+                    write!(f, " (one of the cycles among {})", all.join(", "))?;
+                }
+                Ok(())
+            }
+            Violation::UpwardImport {
+                file,
+                line,
+                from_layer,
+                to_layer,
+            } => write!(
+                f,
+                "{}:{line}: upward import: layer `{from_layer}` names `{to_layer}`, which is above it",
+                file.display()
+            ),
+            Violation::UnlistedLayer { manifest, module } => write!(
+                f,
+                "{}: top-level module `{module}` is not in [package.metadata.layers] order",
+                manifest.display()
+            ),
+            Violation::Confined {
+                file,
+                line,
+                name,
+                folder,
+            } => write!(
+                f,
+                "{}:{line}: names `{name}`, which only {} may name",
+                file.display(),
+                folder.display()
+            ),
+            Violation::Oversized { file, lines } => write!(
+                f,
+                "{}: {lines} lines (at most {}; split it, or mark a generated file as generated)",
+                file.display(),
+                crate::MAX_FILE_LINES
+            ),
+        }
+    }
+}
+
+/// Everything one run found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Module files read (a file reached from two roots counts twice).
+    pub files_read: usize,
+    /// Import edges between files.
+    pub edges: usize,
+    /// What is wrong.
+    pub violations: Vec<Violation>,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for v in &self.violations {
+            writeln!(f, "{v}")?;
+        }
+        writeln!(
+            f,
+            "layout: {} module files, {} imports between files, {} violations",
+            self.files_read,
+            self.edges,
+            self.violations.len()
+        )
+    }
+}

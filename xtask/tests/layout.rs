@@ -1,0 +1,205 @@
+//! The layout rules hold in this repository, and each rule catches what it is for (fixtures:
+//! small crates written into a temporary git repository).
+
+// Test code: a failed unwrap is a failed test, with the value in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use xtask::check_workspace;
+
+#[test]
+fn the_workspace_keeps_its_layout() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let report = check_workspace(&root).unwrap();
+    assert!(report.files_read > 100, "too few files read: {report}");
+    assert!(report.violations.is_empty(), "\n{report}");
+}
+
+/// A workspace with one member crate `app` whose files are `files` (path, text).
+fn fixture(manifest_extra: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("Cargo.toml", "[workspace]\nmembers = [\"app\"]\n");
+    write(
+        "app/Cargo.toml",
+        &format!("[package]\nname = \"app\"\nversion = \"0.1.0\"\n{manifest_extra}"),
+    );
+    for (path, text) in files {
+        write(&format!("app/{path}"), text);
+    }
+    let git = Command::new("git")
+        .arg("init")
+        .arg("-q")
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    dir
+}
+
+fn violations(dir: &tempfile::TempDir) -> Vec<String> {
+    check_workspace(dir.path())
+        .unwrap()
+        .violations
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn a_cycle_between_siblings_is_found_from_any_kind_of_path() {
+    for (a, b) in [
+        (
+            "use crate::b::B; pub struct A;",
+            "pub struct B(crate::a::A);",
+        ),
+        (
+            "pub fn a() { super::b::b() }",
+            "pub fn b() { let _ = format!(\"{}\", crate::a::a as usize); }",
+        ),
+        (
+            "use super::b::*; pub struct A;",
+            "pub fn f(_: Option<super::a::A>) {}",
+        ),
+    ] {
+        let dir = fixture(
+            "",
+            &[
+                ("src/lib.rs", "mod a;\nmod b;\n"),
+                ("src/a.rs", a),
+                ("src/b.rs", b),
+            ],
+        );
+        let found = violations(&dir);
+        assert_eq!(found.len(), 1, "{a} / {b}: {found:?}");
+        assert!(
+            found[0].starts_with("import cycle: app/src/a.rs -> app/src/b.rs -> app/src/a.rs"),
+            "{found:?}"
+        );
+    }
+}
+
+#[test]
+fn a_parent_using_its_children_is_no_cycle_but_a_cross_folder_loop_is() {
+    let dir = fixture(
+        "",
+        &[
+            ("src/lib.rs", "mod x;\nmod y;\npub use x::inner::I;\n"),
+            ("src/x/mod.rs", "pub mod inner;\npub fn f() -> inner::I { inner::I }\n"),
+            ("src/x/inner.rs", "pub struct I;\nfn g() { super::f(); }\n#[cfg(test)]\nmod tests { use super::*; }\n"),
+            ("src/y.rs", "pub fn h() {}\n"),
+        ],
+    );
+    assert!(violations(&dir).is_empty(), "{:?}", violations(&dir));
+    let dir = fixture(
+        "",
+        &[
+            ("src/lib.rs", "mod x;\nmod y;\n"),
+            ("src/x/mod.rs", "pub mod inner;\n"),
+            ("src/x/inner.rs", "pub fn i() { crate::y::h() }\n"),
+            (
+                "src/y.rs",
+                "pub fn h() {}\npub fn k() { crate::x::inner::i() }\n",
+            ),
+        ],
+    );
+    let found = violations(&dir);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("app/src/x/inner.rs"), "{found:?}");
+}
+
+#[test]
+fn imports_must_point_down_the_declared_layers() {
+    let layers = "[package.metadata.layers]\norder = [\"tools\", \"gate\"]\n";
+    let down = [
+        ("src/lib.rs", "pub mod tools;\npub mod gate;\n"),
+        ("src/tools.rs", "pub fn t() { crate::gate::g() }\n"),
+        ("src/gate.rs", "pub fn g() {}\n"),
+    ];
+    assert!(violations(&fixture(layers, &down)).is_empty());
+    let up = [
+        (
+            "src/lib.rs",
+            "pub mod tools;\npub mod gate;\npub mod extra;\n",
+        ),
+        ("src/tools.rs", "pub fn t() {}\n"),
+        ("src/gate.rs", "pub fn g() {}\n\nuse crate::tools::t;\n"),
+        ("src/extra.rs", "\n"),
+    ];
+    let found = violations(&fixture(layers, &up));
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found.iter().any(|v| v.contains("module `extra` is not in")),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|v| v
+            == "app/src/gate.rs:3: upward import: layer `gate` names `tools`, which is above it"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_confined_crate_is_named_only_in_its_folder() {
+    let manifest = "[package.metadata.layers.confined]\nrusqlite = \"src/backend/sqlite\"\n";
+    let files = [
+        ("src/lib.rs", "mod backend;\nmod gate;\n"),
+        ("src/backend/mod.rs", "mod sqlite;\n"),
+        ("src/backend/sqlite/mod.rs", "use rusqlite::Connection;\n"),
+        ("src/gate.rs", "fn f(_: &::rusqlite::Connection) {}\n"),
+        ("tests/it.rs", "use rusqlite::Connection;\n"),
+    ];
+    let found = violations(&fixture(manifest, &files));
+    assert_eq!(
+        found,
+        ["app/src/gate.rs:1: names `rusqlite`, which only app/src/backend/sqlite may name"]
+    );
+    // A local module of that name is not the crate.
+    let local = [
+        ("src/lib.rs", "mod rusqlite;\nfn f() { rusqlite::g() }\n"),
+        ("src/rusqlite.rs", "pub fn g() {}\n"),
+    ];
+    assert!(violations(&fixture(manifest, &local)).is_empty());
+}
+
+#[test]
+fn hand_written_files_over_the_limit_are_found_generated_ones_are_not() {
+    let long = "fn f() {}\n".repeat(xtask::MAX_FILE_LINES + 1);
+    let generated = format!("// @generated by a script\n{long}");
+    let python = "x = 1\n".repeat(xtask::MAX_FILE_LINES + 1);
+    let at_limit = "fn g() {}\n".repeat(xtask::MAX_FILE_LINES);
+    let dir = fixture(
+        "",
+        &[
+            ("src/lib.rs", "mod long;\nmod generated;\nmod at_limit;\n"),
+            ("src/long.rs", &long),
+            ("src/generated.rs", &generated),
+            ("src/at_limit.rs", &at_limit),
+            ("scripts/cases.py", &python),
+        ],
+    );
+    let mut found = violations(&dir);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            format!("app/scripts/cases.py: {} lines (at most 500; split it, or mark a generated file as generated)", xtask::MAX_FILE_LINES + 1),
+            format!("app/src/long.rs: {} lines (at most 500; split it, or mark a generated file as generated)", xtask::MAX_FILE_LINES + 1),
+        ]
+    );
+}
+
+#[test]
+fn a_file_that_does_not_parse_is_an_error_not_a_pass() {
+    let dir = fixture("", &[("src/lib.rs", "mod a;\n"), ("src/a.rs", "fn (\n")]);
+    let err = check_workspace(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("a.rs: does not parse as Rust"), "{err}");
+    let dir = fixture("", &[("src/lib.rs", "mod missing;\n")]);
+    assert!(check_workspace(dir.path()).is_err());
+}
