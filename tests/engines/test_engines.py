@@ -31,8 +31,8 @@ from typing import Any, Iterator
 import pytest
 
 import sqlgate
-from engines import (COLUMNS, HOST_EFFECTS, TABLES, DuckDB, Engine, MariaDB, Postgres, Query, SQLite,
-                     column_protected, judge, settings_for, tempdir)
+from adapters import DuckDB, MariaDB, Postgres, SQLite
+from engines import COLUMNS, HOST_EFFECTS, TABLES, Engine, Query, column_protected, judge, settings_for, tempdir
 
 REPO = Path(__file__).resolve().parents[2]
 VECTOR_DIR = REPO / "tests" / "vectors"
