@@ -3,10 +3,17 @@
 # corpora from tests/vectors and fuzz/seeds, run each target for FUZZ_SECONDS (default 60). A crash
 # or oracle failure prints the reproducer and fails. Runs from the repo root on a fresh machine.
 # Long runs with sanitizers on nightly: see fuzz/README.md.
+#
+#   bash .ci/fuzz.sh [build|run]   build: tools, targets and corpora; run: the targets, two at a
+#                                  time (one core each); neither: both
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
 TARGETS="${FUZZ_TARGETS:-check_bytes fixed_point grammar differential_pg}"
+PARALLEL="${FUZZ_JOBS:-2}"
+what="${1:-all}"
+
+build() {
 
 # libpg_query (pg_query crate) needs clang/libclang for bindgen.
 if ! command -v clang >/dev/null 2>&1 || ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
@@ -58,22 +65,24 @@ for target in ["check_bytes", "fixed_point", "differential_pg", "grammar"]:
             data = bytes([sel]) + sql.encode()
             (corpus / ("vec-" + hashlib.sha1(data).hexdigest()[:16])).write_bytes(data)
 PY
+}
 
-status=0
-for target in $TARGETS; do
-  echo "== fuzz $target for ${SECONDS_PER_TARGET}s"
+# One target for SECONDS_PER_TARGET; its log in fuzz/artifacts/TARGET.log, exit status its own.
+fuzz_one() {
+  local target="$1"
   mkdir -p "fuzz/artifacts/$target"
-  log="fuzz/artifacts/$target.log"
-  set +e
   (cd fuzz && cargo fuzz run -s none "$target" "corpus/$target" -- \
       -max_total_time="$SECONDS_PER_TARGET" -timeout=2 -rss_limit_mb=2048 -max_len=8192 \
-      -print_final_stats=1) >"$log" 2>&1
-  rc=$?
-  set -e
+      -print_final_stats=1) >"fuzz/artifacts/$target.log" 2>&1
+}
+
+# What one finished target found: its stats, and on failure the log's tail and the reproducers.
+report() {
+  local target="$1" rc="$2" log="fuzz/artifacts/$1.log"
+  echo "== fuzz $target for ${SECONDS_PER_TARGET}s: exit $rc"
   grep -E "^(#[0-9]+.*DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
   tail -n 3 "$log" | grep -E "cov:|ft:" || true
   if [ "$rc" -ne 0 ]; then
-    status=1
     echo "!! $target FAILED (exit $rc); log tail:" >&2
     grep -vE "^(#[0-9]+|INFO:)" "$log" | tail -n 60 >&2
     for f in "fuzz/artifacts/$target"/*; do
@@ -83,5 +92,44 @@ for target in $TARGETS; do
       echo "!! replay: (cd fuzz && cargo fuzz run -s none $target ${f#fuzz/})" >&2
     done
   fi
-done
-exit $status
+}
+
+# The targets, PARALLEL at a time; every one runs and reports, the exit status says if any failed.
+run() {
+  local status=0 target rc
+  local -a batch=()
+  for target in $TARGETS; do
+    batch+=("$target")
+    if [ "${#batch[@]}" -eq "$PARALLEL" ]; then
+      run_batch "${batch[@]}" || status=1
+      batch=()
+    fi
+  done
+  if [ "${#batch[@]}" -gt 0 ]; then run_batch "${batch[@]}" || status=1; fi
+  return $status
+}
+
+run_batch() {
+  local -a pids=()
+  local target i status=0 rc
+  for target in "$@"; do
+    fuzz_one "$target" &
+    pids+=($!)
+  done
+  i=0
+  for target in "$@"; do
+    rc=0
+    wait "${pids[$i]}" || rc=$?
+    report "$target" "$rc"
+    [ "$rc" -eq 0 ] || status=1
+    i=$((i + 1))
+  done
+  return $status
+}
+
+case "$what" in
+  build) build ;;
+  run) run ;;
+  all) build; run ;;
+  *) echo "usage: bash .ci/fuzz.sh [build|run]" >&2; exit 2 ;;
+esac

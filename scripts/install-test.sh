@@ -33,8 +33,8 @@ step "wheel: sqlgate-mcp (maturin bindings=bin, profile dist)"
 "$WORK/build-venv/bin/maturin" build --quiet -m mcp-server/Cargo.toml --out "$DIST" --compatibility linux
 done_step
 
-step "wheel: sqlgate (abi3)"
-"$WORK/build-venv/bin/maturin" build --quiet -m bindings-python/Cargo.toml --release --out "$DIST" --compatibility linux
+step "wheel: sqlgate (abi3, profile dist from its pyproject.toml)"
+"$WORK/build-venv/bin/maturin" build --quiet -m bindings-python/Cargo.toml --out "$DIST" --compatibility linux
 done_step
 
 step "npm tarball: sqlgate (addon built with profile dist)"

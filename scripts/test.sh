@@ -7,6 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+# shellcheck source=scripts/stages.sh
+. scripts/stages.sh
+# One shape for every cargo build of the workspace in this run (the Rust tests here, the lint in
+# .ci/run, the binary the MCP interop tests start): the whole workspace with the DuckDB backend.
+# Another package set or feature set would unify dependencies' features differently and build
+# them, DuckDB's C++ included, a second time.
+export SQLGATE_CARGO_FEATURES="${SQLGATE_CARGO_FEATURES:-sqlgate-mcp/duckdb}"
 export SQLGATE_CORPUS="${SQLGATE_CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}"
 
 # Servers started below are stopped by this trap, whatever happens.
@@ -22,7 +29,7 @@ pg_bin=""
 if command -v pg_config >/dev/null 2>&1; then pg_bin=$(pg_config --bindir); fi
 if [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ]; then
   envfile=$(scripts/pg-cluster.sh start | tail -n1)
-  scripts/pg-cluster.sh load-chinook "$(dirname "$envfile")"
+  stage "PostgreSQL: load Chinook" scripts/pg-cluster.sh load-chinook "$(dirname "$envfile")"
   # shellcheck disable=SC1090
   . "$envfile"
 elif [ "${CI:-}" = "true" ]; then
@@ -36,7 +43,7 @@ fi
 # engine differential suite below.
 if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
   mariadb_env=$(scripts/mariadb-cluster.sh start | tail -n1)
-  scripts/mariadb-cluster.sh load-chinook "$(dirname "$mariadb_env")"
+  stage "MariaDB: load Chinook" scripts/mariadb-cluster.sh load-chinook "$(dirname "$mariadb_env")"
   # shellcheck disable=SC1090
   . "$mariadb_env"
 elif [ "${CI:-}" = "true" ]; then
@@ -46,25 +53,25 @@ else
   echo "test.sh: mariadbd not found: the MariaDB tests will say SKIPPED" >&2
 fi
 
-echo "== cargo test (core, command line, MCP server, bindings' Rust code)"
-cargo test --workspace
-echo "== cargo test: the DuckDB backend (feature duckdb; DuckDB builds from source once)"
-cargo test -p sqlgate-mcp --features duckdb --test duckdb
+# Every crate's tests, the DuckDB backend's included (DuckDB's C++ builds from source once),
+# and the layout check (xtask).
+stage "cargo test (workspace, features $SQLGATE_CARGO_FEATURES)" \
+  cargo test --workspace --features "$SQLGATE_CARGO_FEATURES"
+# The MCP interop tests start the binary the Rust tests built.
+export SQLGATE_MCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/sqlgate-mcp"
 
 for part in bindings-python bindings-node mcp-server; do
   if [ -f "$part/ci.sh" ]; then
-    echo "== $part"
-    bash "$part/ci.sh"
+    stage "$part (ci.sh)" bash "$part/ci.sh"
   fi
 done
 # Install paths (README "Install"): the wheels and the npm tarball, installed without Rust.
-echo "== install paths (scripts/install-test.sh)"
-bash scripts/install-test.sh
+stage "install paths (scripts/install-test.sh)" bash scripts/install-test.sh
 
 # Engine differential suite (tests/engines): approved vectors on real PostgreSQL, MariaDB, SQLite
 # and DuckDB under every setting that changes how SQL text is read.
-echo "== engines (tests/engines)"
 if [ "${CI:-}" = "true" ]; then export SQLGATE_ENGINES_REQUIRED=1; fi
-bash tests/engines/run.sh
+stage "engines (tests/engines)" bash tests/engines/run.sh
 
+print_stages
 echo "test.sh: all test suites passed"

@@ -8,7 +8,7 @@
 #   bash tests/engines/run.sh            (from anywhere)
 #
 # Honours PYTHON (default python3), CARGO_TARGET_DIR (the package build reuses the workspace's
-# target/release, which bindings-python/ci.sh also builds), and SQLGATE_ENGINES_VENV (an existing
+# target/dist, which bindings-python/ci.sh also builds), and SQLGATE_ENGINES_VENV (an existing
 # venv that already has the clients and sqlgate: no install, for quick local reruns).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
