@@ -100,6 +100,32 @@ impl fmt::Display for Violation {
     }
 }
 
+impl Violation {
+    /// The violation without what moves when unrelated lines change (line numbers, line
+    /// counts): how `layout-baseline.txt` lists the violations it tolerates.
+    pub fn baseline_key(&self) -> String {
+        let join = |files: &[PathBuf]| {
+            let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+            names.join(", ")
+        };
+        match self {
+            Violation::Cycle { group, .. } => format!("import cycle among {}", join(group)),
+            Violation::UpwardImport {
+                file,
+                from_layer,
+                to_layer,
+                ..
+            } => format!(
+                "{}: upward import {from_layer} -> {to_layer}",
+                file.display()
+            ),
+            Violation::Confined { file, name, .. } => format!("{}: names {name}", file.display()),
+            Violation::Oversized { file, .. } => format!("{}: over 500 lines", file.display()),
+            Violation::UnlistedLayer { .. } => self.to_string(),
+        }
+    }
+}
+
 /// Everything one run found.
 #[derive(Debug, Default)]
 pub struct Report {
