@@ -170,6 +170,10 @@ fn class_of_pg_node(node: &str, row: &serde_json::Value) -> Option<QueryClass> {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 fn pg_regress_non_selects_are_refused_with_their_class() {
     let Some(dir) = corpus_dir() else { return };
     let rows = read_jsonl(&dir.join("pg_regress/pg_regress.jsonl"));

@@ -369,6 +369,10 @@ fn same_without_limit(
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 fn row_filters_match_postgres_row_level_security() {
     let Some(dir) = corpus_dir() else { return };
     let Some(mut client) = common::chinook_client("row filters vs RLS") else {

@@ -39,6 +39,10 @@ fn check_mismatches(check: &Value, verdict: &Value) -> Vec<String> {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 fn shared_vectors() {
     let dir = common::repo_root().join("tests/vectors");
     let bless = std::env::var("SQLGATE_BLESS").is_ok_and(|v| v == "1");

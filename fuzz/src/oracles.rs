@@ -389,6 +389,10 @@ pub fn row_filter_guard(dialect: Dialect) -> &'static Guard {
 /// by the plain guard of its dialect too (the rewrite adds only reads of the filtered tables),
 /// and, unless a CTE takes a filtered table's name, every FROM reference to a filtered table in
 /// the approved SQL is the inner table of a filter (`AS sqlgate_filtered`): none reads it bare.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
     use sqlparser::ast::{ObjectNamePart, TableFactor, Visit, Visitor};
     use std::ops::ControlFlow;
@@ -1138,6 +1142,10 @@ impl Resolver {
         }
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit came in; to be split (issue 26)"
+    )]
     fn factor(&mut self, tf: &sqlparser::ast::TableFactor, env: &mut Vec<Frame>) {
         use sqlparser::ast::TableFactor;
         match tf {

@@ -130,6 +130,10 @@ fn audit_dir() -> PathBuf {
 }
 
 #[tokio::main(flavor = "multi_thread")]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn main() -> Result<(), Error> {
     let secs: u64 = std::env::args()
         .nth(1)

@@ -335,6 +335,10 @@ impl Latency {
 /// The latency of every path on one engine: checks that every path returns the same rows,
 /// then runs `iterations` rounds per query (after a warm-up), the paths interleaved in a
 /// rotating order so that no path always runs right after another.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn latency<D: Direct>(
     t: &mut Target<D>,
     audit: &Audit,
@@ -540,6 +544,10 @@ async fn main() {
     }
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn run() -> Result<(), Error> {
     let args = args()?;
     if args.mutation_only {

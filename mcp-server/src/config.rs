@@ -336,6 +336,10 @@ pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
 }
 
 /// Merges the settings file (if any) with the flags; flags win.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
     let (file, base_dir) = match &args.config {
         Some(p) => {
@@ -467,6 +471,10 @@ pub fn read_token(var: &str, what: &str) -> Result<String, ConfigError> {
 /// Resolves `[[principals]]`: names, tokens (HTTP only), policy layers and modes; and which of
 /// them stdio serves (`--principal`). Errors name the principal and the field.
 #[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 fn resolve_principals(
     entries: &[PrincipalFile],
     base_dir: &Path,

@@ -281,6 +281,10 @@ pub fn run_demo() -> i32 {
     }
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn demo() -> Result<(), String> {
     let st = Style {
         color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),

@@ -674,6 +674,10 @@ async fn otlp_receiver() -> (
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn otlp_endpoint_exports_the_same_records_to_a_collector() {
     use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
     use opentelemetry_proto::tonic::common::v1::any_value::Value as V;

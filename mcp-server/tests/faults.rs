@@ -254,6 +254,10 @@ async fn database_stopped_then_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn fifty_http_sessions_times_one_hundred_queries() {
     const SESSIONS: usize = 50;
     const QUERIES: usize = 100;

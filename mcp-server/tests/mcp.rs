@@ -40,6 +40,10 @@ async fn engine() -> Arc<Engine> {
 }
 
 /// Every tool and error path, through any connected client.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn exercise(client: &RunningService<RoleClient, ()>) {
     let tools = client.list_all_tools().await.expect("list tools");
     let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();

@@ -382,6 +382,10 @@ fn initialize_body() -> Value {
 }
 
 #[tokio::test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn http_routes_by_token_and_binds_sessions_to_their_principal() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write_config(dir.path(), TWO_PRINCIPALS);
@@ -556,6 +560,10 @@ async fn the_server_token_is_the_default_principal_and_otel_names_principals() {
 /// the server's and have every variable; on PostgreSQL, served as written, each key sees its
 /// tenant's invoices only, and only acme-support is refused customer emails.
 #[tokio::test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn the_readme_principals_config() {
     use sqlgate_mcp::config::{load_policy_layer, FileConfig, Principal};
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))

@@ -226,6 +226,10 @@ fn file_state(paths: &[PathBuf]) -> FileState {
 }
 
 /// What an attack could change, as text, one entry per aspect.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn fingerprint(url: &str) -> BTreeMap<String, String> {
     let client = connect(url).await;
     let mut fp = BTreeMap::new();
@@ -353,6 +357,10 @@ async fn every_attack_through_run_query_as_superuser_changes_nothing() {
     }
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn run_attacks(url: String) {
     let mut attacks = postgres_vectors("attacks.jsonl", true);
     let suite = attacks.len();
@@ -572,6 +580,10 @@ async fn send(
     }
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn run_attacks_in_safe_mode(url: String) {
     let mut attacks = postgres_vectors("attacks.jsonl", true);
     attacks.extend(EXTRA_ATTACKS.iter().map(|s| Attack {

@@ -40,6 +40,10 @@ impl Visitor for ClassVisitor {
 }
 
 /// The class of a statement's own kind, not counting what it contains.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 fn base_class(statement: &Statement) -> QueryClass {
     use QueryClass::*;
     use Statement as S;

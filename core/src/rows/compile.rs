@@ -24,6 +24,10 @@ use crate::validate::{analyze, Context};
 
 impl RowFilters {
     /// Compiles the `rows` section of `policy`; `functions` and `access` are the guard's own.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit came in; to be split (issue 26)"
+    )]
     pub(crate) fn compile(
         rules: &RowFilterRules,
         policy: &Policy,

@@ -627,6 +627,10 @@ type ColumnRow = (
 /// information_schema.KEY_COLUMN_USAGE: table, constraint, column, referenced table and column.
 type KeyRow = (String, String, String, Option<String>, Option<String>);
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 async fn introspect(
     conn: &mut Conn,
     flavor: Flavor,

@@ -563,6 +563,10 @@ impl PgBackend {
     }
 
     /// Reads user tables and views the role may select, with columns, keys and comments.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit came in; to be split (issue 26)"
+    )]
     pub async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
         let filter = "c.relkind IN ('r','p','v','m','f') \

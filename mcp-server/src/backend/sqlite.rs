@@ -220,6 +220,10 @@ fn run(conn: &Connection, sql: &str, limits: QueryLimits) -> Result<QueryResult,
     Ok(collector.result)
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
 fn introspect(conn: &Connection) -> Result<Vec<TableDetail>, DbError> {
     let mut stmt = conn
         .prepare(

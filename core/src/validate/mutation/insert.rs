@@ -15,6 +15,10 @@ use crate::names::fold_ident;
 use crate::writes::WritePolicy;
 
 impl Walker<'_, '_> {
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit came in; to be split (issue 26)"
+    )]
     pub(super) fn insert(
         &mut self,
         insert: &Insert,
