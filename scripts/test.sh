@@ -9,11 +9,6 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 # shellcheck source=scripts/stages.sh
 . scripts/stages.sh
-# One shape for every cargo build of the workspace in this run (the Rust tests here, the lint in
-# .ci/run, the binary the MCP interop tests start): the whole workspace with the DuckDB backend.
-# Another package set or feature set would unify dependencies' features differently and build
-# them, DuckDB's C++ included, a second time.
-export SQLGATE_CARGO_FEATURES="${SQLGATE_CARGO_FEATURES:-sqlgate-mcp/duckdb}"
 export SQLGATE_CORPUS="${SQLGATE_CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}"
 
 # Servers started below are stopped by this trap, whatever happens.
@@ -53,10 +48,10 @@ else
   echo "test.sh: mariadbd not found: the MariaDB tests will say SKIPPED" >&2
 fi
 
-# Every crate's tests, the DuckDB backend's included (DuckDB's C++ builds from source once),
-# and the layout check (xtask).
-stage "cargo test (workspace, features $SQLGATE_CARGO_FEATURES)" \
-  cargo test --workspace --features "$SQLGATE_CARGO_FEATURES"
+# Every crate's tests and the layout check (xtask); then the DuckDB backend's (feature duckdb:
+# DuckDB's C++ builds from source once).
+stage "cargo test --workspace" cargo test --workspace
+stage "cargo test: the DuckDB backend (feature duckdb)" cargo test -p sqlgate-mcp --features duckdb --test duckdb
 # The MCP interop tests start the binary the Rust tests built.
 export SQLGATE_MCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/sqlgate-mcp"
 
