@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install paths, tested the way a user without Rust meets them: builds the three artifacts a
-# release ships (the sqlgate-mcp wheel, the abi3 `sqlgate` wheel, the npm tarball), then, in an
+# Install paths, tested the way a user without Rust meets them: takes the three artifacts a
+# release ships (the sqlgate-mcp wheel, the abi3 `sqlgate` wheel, the npm tarball; built by
+# scripts/build-artifacts.sh, here or beforehand into $SQLGATE_ARTIFACTS), then, in an
 # environment whose PATH has no Rust toolchain (checked), installs each into a fresh venv / a fresh
 # Node project and runs the first example of the README that documents it:
 #   - sqlgate-mcp: `sqlgate-mcp demo` (the README's first command) through pip, pipx and uvx;
@@ -24,28 +25,17 @@ step() { echo "== install-test: $*"; STEP_START=$SECONDS; }
 done_step() { echo "   ($((SECONDS - STEP_START)) s)"; }
 
 # --- build (with Rust) ---------------------------------------------------------------------------
-step "build tools (maturin) in $WORK/build-venv"
-"$PYTHON" -m venv "$WORK/build-venv"
-"$WORK/build-venv/bin/pip" install --quiet "maturin>=1.9.4,<2"
-done_step
+# SQLGATE_ARTIFACTS names a folder scripts/build-artifacts.sh already filled (scripts/test.sh builds
+# them in the background while the Rust tests run); without it, they are built here.
+if [ -n "${SQLGATE_ARTIFACTS:-}" ]; then
+  step "artifacts from $SQLGATE_ARTIFACTS (scripts/build-artifacts.sh)"
+  cp "$SQLGATE_ARTIFACTS"/sqlgate_mcp-*.whl "$SQLGATE_ARTIFACTS"/sqlgate-*.whl \
+    "$SQLGATE_ARTIFACTS"/sqlgate-*.tgz "$DIST"/
+  done_step
+else
+  bash scripts/build-artifacts.sh "$DIST"
+fi
 
-step "wheel: sqlgate-mcp (maturin bindings=bin, profile dist)"
-"$WORK/build-venv/bin/maturin" build --quiet -m mcp-server/Cargo.toml --out "$DIST" --compatibility linux
-done_step
-
-step "wheel: sqlgate (abi3, profile dist from its pyproject.toml)"
-"$WORK/build-venv/bin/maturin" build --quiet -m bindings-python/Cargo.toml --out "$DIST" --compatibility linux
-done_step
-
-step "npm tarball: sqlgate (addon built with profile dist)"
-(cd bindings-node && npm ci --no-audit --no-fund --silent && npm run --silent build >/dev/null \
-  && npm pack --silent --pack-destination "$DIST" >/dev/null)
-done_step
-
-echo "== install-test: artifacts"
-for f in "$DIST"/*; do
-  awk -v name="$(basename "$f")" -v bytes="$(stat -c %s "$f")" 'BEGIN { printf "   %-60s %8.1f MB\n", name, bytes / 1048576 }'
-done
 mcp_wheel=$(ls "$DIST"/sqlgate_mcp-*.whl)
 py_wheel=$(ls "$DIST"/sqlgate-*.whl)
 npm_tgz=$(ls "$DIST"/sqlgate-*.tgz)

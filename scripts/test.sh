@@ -2,8 +2,9 @@
 # Runs all of sqlgate's tests on a fresh machine: starts a throwaway PostgreSQL and a throwaway
 # MariaDB, both loaded with Chinook, runs the Rust tests of every crate, then the Python, Node and
 # MCP-interop suites (each part's ci.sh installs what it needs), the install paths
-# (scripts/install-test.sh: built artifacts installed without Rust), and the engine differential
-# suite (tests/engines/run.sh). Stops both servers at the end, whatever happens.
+# (scripts/install-test.sh: the release artifacts, built in the background meanwhile, installed
+# without Rust), and the engine differential suite (tests/engines/run.sh). Stops both servers at
+# the end, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -11,14 +12,27 @@ root=$(pwd)
 . scripts/stages.sh
 export SQLGATE_CORPUS="${SQLGATE_CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}"
 
-# Servers started below are stopped by this trap, whatever happens.
+# Servers and the background build started below are stopped by this trap, whatever happens.
 envfile=""
 mariadb_env=""
+artifacts_build=""
+artifacts_dir="$(mktemp -d "${TMPDIR:-/tmp}/sqlgate-artifacts.XXXXXX")"
 stop_servers() {
+  if [ -n "$artifacts_build" ]; then kill -- "-$artifacts_build" 2>/dev/null || true; fi
   if [ -n "$mariadb_env" ]; then scripts/mariadb-cluster.sh stop "$(dirname "$mariadb_env")" || true; fi
   if [ -n "$envfile" ]; then scripts/pg-cluster.sh stop "$(dirname "$envfile")" || true; fi
+  rm -rf "$artifacts_dir"
 }
 trap stop_servers EXIT
+
+# The three release artifacts (scripts/build-artifacts.sh: the dist profile, fat LTO) build in the
+# background, niced, in their own process group and profile dir (target/dist, its own cargo lock):
+# they take the cores the Rust tests below leave idle, and are ready for the bindings' suites and
+# the install paths.
+artifacts_log="$artifacts_dir/build.log"
+setsid nice -n 10 bash -c '. scripts/stages.sh; stage "artifacts build (background, niced)" bash scripts/build-artifacts.sh "$1"' \
+  _ "$artifacts_dir/dist" >"$artifacts_log" 2>&1 &
+artifacts_build=$!
 
 pg_bin=""
 if command -v pg_config >/dev/null 2>&1; then pg_bin=$(pg_config --bindir); fi
@@ -48,12 +62,23 @@ else
   echo "test.sh: mariadbd not found: the MariaDB tests will say SKIPPED" >&2
 fi
 
-# Every crate's tests and the layout check (xtask); then the DuckDB backend's (feature duckdb:
-# DuckDB's C++ builds from source once).
-stage "cargo test --workspace" cargo test --workspace
-stage "cargo test: the DuckDB backend (feature duckdb)" cargo test -p sqlgate-mcp --features duckdb --test duckdb
+# Every crate's tests and the layout check (xtask), the DuckDB backend's included (feature duckdb:
+# DuckDB's C++ builds from source). One feature set for the whole workspace, the one .ci/run lints
+# with, so that nothing is compiled twice.
+stage "cargo test --workspace --features sqlgate-mcp/duckdb" cargo test --workspace --features sqlgate-mcp/duckdb
 # The MCP interop tests start the binary the Rust tests built.
 export SQLGATE_MCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/sqlgate-mcp"
+
+artifacts_status=0
+wait "$artifacts_build" || artifacts_status=$?
+artifacts_build=""
+echo "== artifacts build (ran in the background; its log)"
+cat "$artifacts_log"
+if [ "$artifacts_status" -ne 0 ]; then
+  echo "test.sh: the artifacts build failed (exit $artifacts_status)" >&2
+  exit 1
+fi
+export SQLGATE_ARTIFACTS="$artifacts_dir/dist"
 
 for part in bindings-python bindings-node mcp-server; do
   if [ -f "$part/ci.sh" ]; then
