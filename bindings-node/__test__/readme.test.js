@@ -52,8 +52,10 @@ for (const { label, code, expected } of BLOCKS) {
     const console = { log: (...args) => printed.push(args.map(String).join(' ')) }
     // `require('sqlgate')` in a block is this package.
     const load = (name) => require(name === 'sqlgate' ? '..' : name)
-    const process = { ...globalThis.process, env: { ...globalThis.process.env, CHINOOK } }
-    new Function('require', 'console', 'process', code)(load, console, process)
+    // Not named `process`: a `const process` here would shadow the global from the top of this
+    // callback (the CI check above), where it is not yet initialised.
+    const blockProcess = { ...process, env: { ...process.env, CHINOOK } }
+    new Function('require', 'console', 'process', code)(load, console, blockProcess)
     if (expected !== undefined) {
       assert.equal(printed.map((l) => `${l}\n`).join(''), expected, `${label}: the output differs from the README`)
     }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use sqlgate::{Catalog, CatalogColumn, CatalogTable, ForeignKey};
 
 use crate::convert::{self, Keys};
-use crate::error::{Failure, OptionError};
+use crate::error::Failure;
 
 /// One row per column of every table and view, SQLite's internal tables (`sqlite_%`) left out.
 /// `sqlite_master`, not its alias `sqlite_schema`, which needs SQLite 3.33.
@@ -51,11 +51,8 @@ struct KeyRow {
 }
 
 /// The argument is not a better-sqlite3 database (or its query failed).
-fn bad_db(message: impl Into<String>) -> Failure {
-    Failure::Invalid {
-        what: "argument",
-        error: OptionError::new("db", message),
-    }
+pub(crate) fn bad_db(message: impl Into<String>) -> Failure {
+    Failure::argument("db", message)
 }
 
 /// `db.prepare(sql).all()` read into rows of `T`.

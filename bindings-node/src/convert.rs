@@ -4,13 +4,31 @@
 //! `NaN`, `undefined` members are left out) so that core's serde `Policy`, with its defaults and
 //! `deny_unknown_fields`, makes every decision about them. Results leave as core serialises them;
 //! the only change is one generic rule, key case (`max_rows` <-> `maxRows`), for the camelCase API.
+//! A value core refuses is an [`OptionError`], the field at fault spelled as the caller spells it.
 
 use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, Object, Unknown};
 use napi::{Env, Error, JsValue, Result, ValueType};
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
-use crate::error::OptionError;
+/// A bad option or policy: the field at fault (as the caller spelled it) and what is wrong.
+pub(crate) struct OptionError {
+    pub field: String,
+    pub message: String,
+}
+
+impl OptionError {
+    pub(crate) fn new(field: &str, message: impl Into<String>) -> Self {
+        OptionError {
+            field: if field.is_empty() {
+                String::from("options")
+            } else {
+                field.to_string()
+            },
+            message: message.into(),
+        }
+    }
+}
 
 /// Deepest JavaScript value accepted as options or policy (a policy is at most 5 levels deep).
 const MAX_DEPTH: usize = 32;

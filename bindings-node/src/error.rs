@@ -1,28 +1,10 @@
-//! Core's failures as JavaScript errors: the one place where a core error becomes a JS error.
+//! Core's failures as JavaScript errors: the one place where a core error (or a bad option,
+//! [`OptionError`]) becomes a JS error.
 
 use napi::bindgen_prelude::{FromNapiValue, Function, JsObjectValue, Object, Unknown};
 use napi::{Env, Error, Result, Status};
 
-use crate::convert;
-
-/// A bad option or policy: the field at fault (as the caller spelled it) and what is wrong.
-pub(crate) struct OptionError {
-    pub field: String,
-    pub message: String,
-}
-
-impl OptionError {
-    pub(crate) fn new(field: &str, message: impl Into<String>) -> Self {
-        OptionError {
-            field: if field.is_empty() {
-                String::from("options")
-            } else {
-                field.to_string()
-            },
-            message: message.into(),
-        }
-    }
-}
+use crate::convert::{self, OptionError};
 
 /// Everything core can refuse, as the binding meets it.
 pub(crate) enum Failure {
@@ -39,6 +21,15 @@ pub(crate) enum Failure {
 }
 
 impl Failure {
+    /// A call's argument (not an option or a policy field) core does not accept: a `TypeError`
+    /// naming `field` (`options` when empty).
+    pub(crate) fn argument(field: &str, message: impl Into<String>) -> Self {
+        Failure::Invalid {
+            what: "argument",
+            error: OptionError::new(field, message),
+        }
+    }
+
     /// The message of the JavaScript error.
     fn message(&self) -> String {
         match self {
@@ -83,5 +74,17 @@ impl Failure {
             Ok(()) => Error::new(Status::PendingException, self.message()),
             Err(e) => e,
         }
+    }
+}
+
+/// A binding result whose failure is thrown as the JavaScript error.
+pub(crate) trait OrThrow<T> {
+    /// The value, or the `napi::Error` of the thrown failure ([`Failure::throw`]).
+    fn or_throw(self, env: &Env) -> Result<T>;
+}
+
+impl<T> OrThrow<T> for std::result::Result<T, Failure> {
+    fn or_throw(self, env: &Env) -> Result<T> {
+        self.map_err(|failure| failure.throw(env))
     }
 }

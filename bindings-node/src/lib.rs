@@ -24,8 +24,8 @@ use napi::bindgen_prelude::{AsyncTask, FromNapiValue, JsObjectValue, Object, Unk
 use napi::{Env, Error, JsValue, Result, ScopedTask, ValueType};
 use napi_derive::napi;
 
-use convert::Keys;
-use error::{Failure, OptionError};
+use convert::{Keys, OptionError};
+use error::{Failure, OrThrow};
 
 /// mimalloc, as in pydantic-core and most napi-rs addons: a check allocates hundreds of small
 /// nodes, and glibc's malloc and free were a quarter of its instructions.
@@ -66,25 +66,36 @@ fn read_policy(
         None => serde_json::Value::Object(serde_json::Map::new()),
         Some(v) => convert::js_to_json(v, keys, "", 0)?,
     };
+    let field = match keys {
+        Keys::Camel => "options",
+        Keys::Snake => "policy",
+    };
+    policy_object(json, keys, field, "expected an object")
+}
+
+/// Reads a policy from JSON, which must be an object (else `field` is at fault: `expected`).
+fn policy_object(
+    json: serde_json::Value,
+    keys: Keys,
+    field: &str,
+    expected: &str,
+) -> std::result::Result<sqlgate::Policy, OptionError> {
     match json {
         serde_json::Value::Object(_) => convert::policy_from_json(json, keys),
-        _ => Err(OptionError {
-            field: String::from(match keys {
-                Keys::Camel => "options",
-                Keys::Snake => "policy",
-            }),
-            message: String::from("expected an object"),
-        }),
+        _ => Err(OptionError::new(field, expected)),
     }
 }
 
-fn read_policy_json(json: serde_json::Value) -> std::result::Result<sqlgate::Policy, OptionError> {
-    match json {
-        serde_json::Value::Object(_) => convert::policy_from_json(json, Keys::Snake),
-        _ => Err(OptionError {
-            field: String::from("policy"),
-            message: String::from("expected a JSON object"),
-        }),
+/// What a check approved as its JavaScript value (`to_js`), or its refusal thrown as the `Error`
+/// of `check`.
+fn approved_or_throw<'e, T>(
+    env: &'e Env,
+    checked: std::result::Result<T, sqlgate::Rejection>,
+    to_js: fn(&'e Env, &T) -> Result<Unknown<'e>>,
+) -> Result<Unknown<'e>> {
+    match checked {
+        Ok(approved) => to_js(env, &approved),
+        Err(rejection) => Err(Failure::Refused(rejection).throw(env)),
     }
 }
 
@@ -98,7 +109,7 @@ impl Guard {
         ts_args_type = "options?: GuardOptions | undefined | null"
     )]
     pub fn new(env: Env, options: Option<Unknown>) -> Result<Self> {
-        compile("option", read_policy(options, Keys::Camel), Keys::Camel).map_err(|f| f.throw(&env))
+        compile("option", read_policy(options, Keys::Camel), Keys::Camel).or_throw(&env)
     }
 
     /// A guard for core's policy: a snake_case object or its JSON text, the same policy file the
@@ -109,15 +120,14 @@ impl Guard {
             ValueType::String => {
                 let text = <String as FromNapiValue>::from_unknown(policy)?;
                 serde_json::from_str::<serde_json::Value>(&text)
-                    .map_err(|e| OptionError {
-                        field: String::from("policy"),
-                        message: format!("not valid JSON: {e}"),
+                    .map_err(|e| OptionError::new("policy", format!("not valid JSON: {e}")))
+                    .and_then(|json| {
+                        policy_object(json, Keys::Snake, "policy", "expected a JSON object")
                     })
-                    .and_then(read_policy_json)
             }
             _ => read_policy(Some(policy), Keys::Snake),
         };
-        compile("policy field", read, Keys::Snake).map_err(|f| f.throw(&env))
+        compile("policy field", read, Keys::Snake).or_throw(&env)
     }
 
     /// Checks `sql`. Returns the approved query (execute its `sql`, never the submitted text), or
@@ -134,11 +144,8 @@ impl Guard {
         sql: String,
         options: Option<Unknown<'e>>,
     ) -> Result<Unknown<'e>> {
-        let vars = check_vars(options).map_err(|f| f.throw(env))?;
-        match self.inner.check_with(&sql, &vars) {
-            Ok(a) => convert::approved(env, &a),
-            Err(r) => Err(Failure::Refused(r).throw(env)),
-        }
+        let vars = check_vars(options).or_throw(env)?;
+        approved_or_throw(env, self.inner.check_with(&sql, &vars), convert::approved)
     }
 
     /// Like `check` with another row cap than the policy's: `null` for no cap; `0` is refused
@@ -156,15 +163,12 @@ impl Guard {
         max_rows: Option<Unknown<'e>>,
         options: Option<Unknown<'e>>,
     ) -> Result<Unknown<'e>> {
-        let max_rows = row_cap(max_rows).map_err(|f| f.throw(env))?;
-        let vars = check_vars(options).map_err(|f| f.throw(env))?;
-        match self
+        let max_rows = row_cap(max_rows).or_throw(env)?;
+        let vars = check_vars(options).or_throw(env)?;
+        let checked = self
             .inner
-            .check_with_vars_and_row_cap(&sql, &vars, max_rows)
-        {
-            Ok(a) => convert::approved(env, &a),
-            Err(r) => Err(Failure::Refused(r).throw(env)),
-        }
+            .check_with_vars_and_row_cap(&sql, &vars, max_rows);
+        approved_or_throw(env, checked, convert::approved)
     }
 
     /// Like `check`, on the libuv thread pool: resolves to the approved query or rejects with the
@@ -179,7 +183,7 @@ impl Guard {
         sql: String,
         options: Option<Unknown>,
     ) -> Result<AsyncTask<CheckTask>> {
-        let vars = check_vars(options).map_err(|f| f.throw(&env))?;
+        let vars = check_vars(options).or_throw(&env)?;
         Ok(AsyncTask::new(CheckTask {
             guard: Arc::clone(&self.inner),
             sql,
@@ -199,7 +203,7 @@ impl Guard {
         sql: String,
         options: Option<Unknown<'e>>,
     ) -> Result<Unknown<'e>> {
-        let vars = check_vars(options).map_err(|f| f.throw(env))?;
+        let vars = check_vars(options).or_throw(env)?;
         convert::json_parse(env, &self.inner.verdict_with(&sql, &vars).to_json())
     }
 
@@ -216,11 +220,9 @@ impl Guard {
         sql: String,
         options: Option<Unknown<'e>>,
     ) -> Result<Unknown<'e>> {
-        let vars = check_vars(options).map_err(|f| f.throw(env))?;
-        match self.inner.check_mutation_with(&sql, &vars) {
-            Ok(a) => convert::to_js_camel(env, &a),
-            Err(r) => Err(Failure::Refused(r).throw(env)),
-        }
+        let vars = check_vars(options).or_throw(env)?;
+        let checked = self.inner.check_mutation_with(&sql, &vars);
+        approved_or_throw(env, checked, convert::to_js_camel)
     }
 
     /// The mutation verdict for `sql`: exactly core's JSON, snake_case keys in core's order;
@@ -235,11 +237,9 @@ impl Guard {
         sql: String,
         options: Option<Unknown<'e>>,
     ) -> Result<Unknown<'e>> {
-        let vars = check_vars(options).map_err(|f| f.throw(env))?;
-        convert::json_parse(
-            env,
-            &self.inner.mutation_verdict_with(&sql, &vars).to_json(),
-        )
+        let vars = check_vars(options).or_throw(env)?;
+        let verdict = self.inner.mutation_verdict_with(&sql, &vars);
+        convert::json_parse(env, &verdict.to_json())
     }
 
     /// The variables the policy's row filters need (names without the `:`), sorted.
@@ -260,10 +260,7 @@ impl Guard {
 /// The `options` argument of a check: `{ vars }`, the row filter variables (names to numbers,
 /// strings, booleans or null). A `TypeError` names the field at fault (`options.vars.tenant`).
 fn check_vars(options: Option<Unknown<'_>>) -> std::result::Result<sqlgate::Vars, Failure> {
-    let invalid = |field: &str, message: String| Failure::Invalid {
-        what: "argument",
-        error: OptionError::new(field, message),
-    };
+    let invalid = Failure::argument;
     let Some(options) = options else {
         return Ok(sqlgate::Vars::new());
     };
@@ -276,13 +273,13 @@ fn check_vars(options: Option<Unknown<'_>>) -> std::result::Result<sqlgate::Vars
     let mut map = match json {
         serde_json::Value::Null => return Ok(sqlgate::Vars::new()),
         serde_json::Value::Object(map) => map,
-        _ => return Err(invalid("options", String::from("expected an object"))),
+        _ => return Err(invalid("options", "expected an object")),
     };
     let vars = map.remove("vars");
     if let Some(key) = map.keys().next() {
         return Err(invalid(
             &format!("options.{key}"),
-            String::from("unknown option (expected `vars`)"),
+            "unknown option (expected `vars`)",
         ));
     }
     match vars {
@@ -290,7 +287,7 @@ fn check_vars(options: Option<Unknown<'_>>) -> std::result::Result<sqlgate::Vars
         Some(vars) => serde_path_to_error::deserialize::<_, sqlgate::Vars>(vars).map_err(|e| {
             invalid(
                 &format!("options.vars.{}", e.path()),
-                String::from("expected a number, string, boolean or null"),
+                "expected a number, string, boolean or null",
             )
         }),
     }
@@ -298,10 +295,7 @@ fn check_vars(options: Option<Unknown<'_>>) -> std::result::Result<sqlgate::Vars
 
 /// A row cap argument: `null` / `undefined` for none, else a non-negative integer.
 fn row_cap(value: Option<Unknown<'_>>) -> std::result::Result<Option<u64>, Failure> {
-    let invalid = || Failure::Invalid {
-        what: "argument",
-        error: OptionError::new("maxRows", convert::ROW_CAP_EXPECTED),
-    };
+    let invalid = || Failure::argument("maxRows", convert::ROW_CAP_EXPECTED);
     let Some(value) = value else {
         return Ok(None);
     };
@@ -353,16 +347,9 @@ impl<'task> ScopedTask<'task> for CheckTask {
 pub fn classify(env: Env, sql: String, dialect: Option<String>) -> Result<&'static str> {
     let dialect = match dialect {
         None => sqlgate::Dialect::default(),
-        Some(name) => sqlgate::Dialect::from_str(&name).map_err(|message| {
-            Failure::Invalid {
-                what: "argument",
-                error: OptionError {
-                    field: String::from("dialect"),
-                    message,
-                },
-            }
-            .throw(&env)
-        })?,
+        Some(name) => sqlgate::Dialect::from_str(&name)
+            .map_err(|message| Failure::argument("dialect", message))
+            .or_throw(&env)?,
     };
     Ok(sqlgate::classify(&sql, dialect).as_str())
 }
@@ -377,15 +364,9 @@ pub fn classify(env: Env, sql: String, dialect: Option<String>) -> Result<&'stat
 pub fn catalog_from_database<'e>(env: &'e Env, db: Unknown<'e>) -> Result<Unknown<'e>> {
     let read = match db.get_type()? {
         ValueType::Object => catalog::from_database(&Object::from_unknown(db)?),
-        _ => Err(Failure::Invalid {
-            what: "argument",
-            error: OptionError::new("db", "expected a better-sqlite3 Database"),
-        }),
+        _ => Err(catalog::bad_db("expected a better-sqlite3 Database")),
     };
-    match read {
-        Ok(found) => catalog::to_js(env, &found),
-        Err(f) => Err(f.throw(env)),
-    }
+    catalog::to_js(env, &read.or_throw(env)?)
 }
 
 /// The JSON Schemas of core's policy, verdict, catalog, approved query, mutation verdict and
