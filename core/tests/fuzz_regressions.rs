@@ -1,5 +1,5 @@
-//! Replays every file in `fuzz/seeds/` through the fuzz targets' own oracles (the same source file,
-//! `fuzz/src/oracles.rs`), with plain `cargo test` and no libFuzzer:
+//! Replays every file in `fuzz/seeds/` through the fuzz targets' own oracles (the same source
+//! files, `fuzz/src/oracles/`), with plain `cargo test` and no libFuzzer:
 //!
 //! - `check_bytes/`, `fixed_point/`, `differential_pg/`: one selector byte (dialect and policy, see
 //!   the oracles' module docs) followed by the SQL. `differential_pg` seeds run the fixed-point
@@ -12,8 +12,9 @@
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[allow(dead_code)]
-#[path = "../../fuzz/src/oracles.rs"]
+// Only some of the oracles, and of their re-exports, are replayed here.
+#[allow(dead_code, unused_imports)]
+#[path = "../../fuzz/src/oracles/mod.rs"]
 mod oracles;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

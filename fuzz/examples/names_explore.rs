@@ -8,68 +8,81 @@ use sqlgate_fuzz::{names::NameQuery, oracles};
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("--replay") {
-        // Grammar-target artifacts: print the SQL and what the oracle says.
-        for path in std::env::args().skip(2) {
-            let data = std::fs::read(&path).unwrap();
-            let Some((&sel, rest)) = data.split_first() else {
-                continue;
-            };
-            if sel % 2 == 1 {
-                let Ok(q) = NameQuery::arbitrary_take_rest(Unstructured::new(rest)) else {
-                    continue;
-                };
-                let sql = q.render();
-                let verdict = oracles::names_guard(q.dialect(), q.catalog()).check(&sql);
-                let finding = verdict
-                    .as_ref()
-                    .ok()
-                    .map(|a| oracles::protected_reads(q.dialect(), &a.sql));
-                println!(
-                    "== {path}\n[{} catalog={}] {sql}\n  -> {:?}\n  oracle: {finding:?}",
-                    q.dialect(),
-                    q.catalog(),
-                    verdict.map(|a| a.sql).map_err(|r| r.error.code)
-                );
-            } else {
-                let Ok(q) =
-                    sqlgate_fuzz::grammar::Query::arbitrary_take_rest(Unstructured::new(rest))
-                else {
-                    continue;
-                };
-                let (sql, dangerous) = q.render();
-                let verdict = oracles::guard(sqlgate::Dialect::Postgres, 0).check(&sql);
-                println!(
-                    "== {path}\n[grammar dangerous={dangerous}] {sql}\n  -> {:?}",
-                    verdict.map(|a| a.sql).map_err(|r| r.error.code)
-                );
-            }
-        }
+        replay();
         return;
     }
     if let Some(dir) = std::env::args()
         .nth(1)
         .filter(|a| a.starts_with("--seeds="))
     {
-        let dir = dir.trim_start_matches("--seeds=");
-        let mut paths: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        paths.sort();
-        for p in paths {
-            let data = std::fs::read(&p).unwrap();
-            let Some((expect, sql)) = oracles::parse_grammar_case(&data) else {
-                continue;
-            };
-            let r = std::panic::catch_unwind(|| oracles::grammar_oracle(&sql, expect));
-            println!(
-                "{} {}",
-                if r.is_ok() { "ok  " } else { "FAIL" },
-                p.display()
-            );
-        }
+        seeds(&dir);
         return;
     }
+    explore();
+}
+
+/// `--replay FILE...`: grammar-target artifacts, the SQL and what the oracle says.
+fn replay() {
+    for path in std::env::args().skip(2) {
+        let data = std::fs::read(&path).unwrap();
+        let Some((&sel, rest)) = data.split_first() else {
+            continue;
+        };
+        if sel % 2 == 1 {
+            let Ok(q) = NameQuery::arbitrary_take_rest(Unstructured::new(rest)) else {
+                continue;
+            };
+            let sql = q.render();
+            let verdict = oracles::names_guard(q.dialect(), q.catalog()).check(&sql);
+            let finding = verdict
+                .as_ref()
+                .ok()
+                .map(|a| oracles::protected_reads(q.dialect(), &a.sql));
+            println!(
+                "== {path}\n[{} catalog={}] {sql}\n  -> {:?}\n  oracle: {finding:?}",
+                q.dialect(),
+                q.catalog(),
+                verdict.map(|a| a.sql).map_err(|r| r.error.code)
+            );
+        } else {
+            let Ok(q) = sqlgate_fuzz::grammar::Query::arbitrary_take_rest(Unstructured::new(rest))
+            else {
+                continue;
+            };
+            let (sql, dangerous) = q.render();
+            let verdict = oracles::guard(sqlgate::Dialect::Postgres, 0).check(&sql);
+            println!(
+                "== {path}\n[grammar dangerous={dangerous}] {sql}\n  -> {:?}",
+                verdict.map(|a| a.sql).map_err(|r| r.error.code)
+            );
+        }
+    }
+}
+
+/// `--seeds=DIR`: every text-form grammar case of DIR through its oracle.
+fn seeds(dir: &str) {
+    let dir = dir.trim_start_matches("--seeds=");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    for p in paths {
+        let data = std::fs::read(&p).unwrap();
+        let Some((expect, sql)) = oracles::parse_grammar_case(&data) else {
+            continue;
+        };
+        let r = std::panic::catch_unwind(|| oracles::grammar_oracle(&sql, expect));
+        println!(
+            "{} {}",
+            if r.is_ok() { "ok  " } else { "FAIL" },
+            p.display()
+        );
+    }
+}
+
+/// `[N [SHOW]]`: N pseudo-random cases; counts, and the first SHOW leaks.
+fn explore() {
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())

@@ -1,6 +1,6 @@
 //! Structure-aware SQL from two small grammars. The first byte picks one:
-//! - even: `src/grammar.rs` (postgres, default policy): dangerous ⇒ refused, benign ⇒ allowed;
-//! - odd: `src/names.rs` (postgres, mysql, sqlite, duckdb; the "PII" policy with and without a
+//! - even: `src/grammar/` (postgres, default policy): dangerous ⇒ refused, benign ⇒ allowed;
+//! - odd: `src/names/` (postgres, mysql, sqlite, duckdb; the "PII" policy with and without a
 //!   catalog): name-resolution shapes; whatever is approved must pass the conservative resolver
 //!   `oracles::protected_reads` and be a fixed point.
 //!
