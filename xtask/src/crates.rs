@@ -126,13 +126,22 @@ fn strings(value: &Value) -> Option<Vec<String>> {
         .collect()
 }
 
-/// The `.rs` files directly in `dir` (each a crate root: `tests/*.rs`, `examples/*.rs`, ...).
+/// The crate roots cargo finds in `dir` by itself: each `.rs` file directly in it
+/// (`tests/*.rs`, `examples/*.rs`, ...) and each folder's `main.rs` (`tests/audit/main.rs`: a test
+/// target whose modules are the folder's other files). A folder without `main.rs`
+/// (`tests/common/`) is a module some root includes, not a root.
 fn rust_files_in(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .filter_map(|p| {
+            if p.is_dir() {
+                Some(p.join("main.rs")).filter(|m| m.is_file())
+            } else {
+                Some(p).filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            }
+        })
         .collect()
 }

@@ -107,6 +107,28 @@ fn a_cycle_between_siblings_is_found_from_any_kind_of_path() {
     }
 }
 
+/// A test target may be a folder (`tests/suite/main.rs` and its modules): cargo builds it as a
+/// crate, so the check reads it as one, and a cycle between its modules is found.
+#[test]
+fn a_test_target_in_a_folder_is_checked_like_a_crate() {
+    let dir = fixture(
+        "",
+        &[
+            ("src/lib.rs", "pub fn f() {}\n"),
+            ("tests/suite/main.rs", "mod a;\nmod b;\n"),
+            ("tests/suite/a.rs", "pub fn a() { super::b::b() }\n"),
+            ("tests/suite/b.rs", "pub fn b() { super::a::a() }\n"),
+        ],
+    );
+    let found = violations(&dir);
+    assert!(
+        found
+            .iter()
+            .any(|v| v.contains("tests/suite/a.rs") && v.contains("tests/suite/b.rs")),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn a_parent_using_its_children_is_no_cycle_but_a_cross_folder_loop_is() {
     let dir = fixture(
