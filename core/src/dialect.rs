@@ -10,6 +10,11 @@ use sqlparser::dialect as sp;
 
 use crate::stable_names::stable_names;
 
+mod equivalents;
+
+#[cfg(test)]
+pub(crate) use equivalents::all as all_equivalents;
+
 /// A SQL dialect sqlgate parses.
 #[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
@@ -146,7 +151,7 @@ impl Dialect {
     /// same mistake in an engine's error (`no such function: date_trunc`). `None` when there is
     /// no entry.
     pub fn equivalent_of(self, function: &str) -> Option<&'static str> {
-        crate::functions::equivalent_of(self, function)
+        equivalents::instead_of(self, function)
     }
 
     /// The schema an unqualified name lives in when the dialect has a fixed default.
