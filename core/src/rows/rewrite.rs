@@ -5,12 +5,13 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, GroupByExpr, Ident, Join, JoinConstraint, JoinOperator, ObjectName,
-    ObjectNamePart, Query, Select, SetExpr, TableAlias, TableFactor, TableWithJoins, Value,
-    VisitMut, VisitorMut,
+    BinaryOperator, Expr, GroupByExpr, Ident, ObjectName, ObjectNamePart, Query, Select, SetExpr,
+    TableAlias, TableFactor, Value, VisitMut, VisitorMut,
 };
 
-use super::compile::{own_factor, parse_query, variable_name};
+use super::bind::bind;
+use super::compile::{own_factor, parse_query};
+use super::in_place::{filter_first, nullable_side, on_condition, plain_items, preserved};
 use super::printed::verbatim;
 use super::vars::Vars;
 use super::{visit_levels, FilteredRef, RowFilters, INNER_ALIAS};
@@ -395,100 +396,6 @@ impl Rewriter<'_> {
     }
 }
 
-/// `filter AND (condition)`: the filter first, so that engines which evaluate a conjunction
-/// left to right (PostgreSQL among equal-cost clauses, SQLite, MySQL) test the statement's own
-/// condition only on rows the filter admits, and an error it raises (a division by zero) tells
-/// nothing about other rows.
-pub(crate) fn filter_first(filter: Expr, condition: Option<Expr>) -> Expr {
-    match condition {
-        None => filter,
-        Some(condition) => Expr::BinaryOp {
-            left: Box::new(filter),
-            op: BinaryOperator::And,
-            right: Box::new(Expr::Nested(Box::new(condition))),
-        },
-    }
-}
-
-/// The item on the nullable side of join `k` of `twj` when that join is an outer join with an
-/// ON condition: the joined item of a LEFT JOIN, the first item of a first RIGHT JOIN (the left
-/// side of a later RIGHT JOIN is the whole join before it). Not a FULL JOIN, whose both sides
-/// keep their unmatched rows.
-fn nullable_side(twj: &TableWithJoins, k: usize) -> Option<&TableFactor> {
-    let join = twj.joins.get(k)?;
-    match &join.join_operator {
-        JoinOperator::Left(JoinConstraint::On(_))
-        | JoinOperator::LeftOuter(JoinConstraint::On(_)) => Some(&join.relation),
-        JoinOperator::Right(JoinConstraint::On(_))
-        | JoinOperator::RightOuter(JoinConstraint::On(_))
-            if k == 0 =>
-        {
-            Some(&twj.relation)
-        }
-        _ => None,
-    }
-}
-
-/// The ON condition of an outer join.
-fn on_condition(join: &mut Join) -> Option<&mut Expr> {
-    match &mut join.join_operator {
-        JoinOperator::Left(JoinConstraint::On(condition))
-        | JoinOperator::LeftOuter(JoinConstraint::On(condition))
-        | JoinOperator::Right(JoinConstraint::On(condition))
-        | JoinOperator::RightOuter(JoinConstraint::On(condition)) => Some(condition),
-        _ => None,
-    }
-}
-
-/// True when no item of `twj` can read another item's rows before the WHERE: plain tables and
-/// derived tables that are not LATERAL.
-fn plain_items(twj: &TableWithJoins) -> bool {
-    std::iter::once(&twj.relation)
-        .chain(twj.joins.iter().map(|j| &j.relation))
-        .all(|f| match f {
-            TableFactor::Table { args, .. } => args.is_none(),
-            TableFactor::Derived { lateral, .. } => !lateral,
-            _ => false,
-        })
-}
-
-/// The items of `twj` whose every row the joins keep (or drop with the row that holds them),
-/// so that a condition on them in the WHERE removes what filtering them first would: the first
-/// item when every join keeps its left side, and an inner- or right-joined item when every
-/// later join keeps its left side.
-fn preserved(twj: &TableWithJoins) -> Vec<&TableFactor> {
-    let inner = |op: &JoinOperator| {
-        matches!(
-            op,
-            JoinOperator::Join(_) | JoinOperator::Inner(_) | JoinOperator::CrossJoin(_)
-        )
-    };
-    let keeps_left = |op: &JoinOperator| {
-        inner(op) || matches!(op, JoinOperator::Left(_) | JoinOperator::LeftOuter(_))
-    };
-    let mut out = Vec::new();
-    for (k, join) in twj.joins.iter().enumerate() {
-        let rest_keep = twj
-            .joins
-            .get(k + 1..)
-            .unwrap_or_default()
-            .iter()
-            .all(|j| keeps_left(&j.join_operator));
-        let keeps_right = inner(&join.join_operator)
-            || matches!(
-                join.join_operator,
-                JoinOperator::Right(_) | JoinOperator::RightOuter(_)
-            );
-        if keeps_right && rest_keep {
-            out.push(&join.relation);
-        }
-    }
-    if twj.joins.iter().all(|j| keeps_left(&j.join_operator)) {
-        out.push(&twj.relation);
-    }
-    out
-}
-
 impl Rewriter<'_> {
     /// The statement's own table reference, now under the inner alias, must print back as
     /// itself: with the template (checked to print back when the guard was built, its variables
@@ -565,61 +472,5 @@ fn last_ident(name: &ObjectName) -> Ident {
     match name.0.last() {
         Some(ObjectNamePart::Identifier(ident)) => ident.clone(),
         _ => Ident::new(INNER_ALIAS),
-    }
-}
-
-/// Replaces every `:name` in `tree` with the literal of its value.
-fn bind<T: VisitMut>(tree: &mut T, vars: &Vars, table: &str) -> Result<(), GuardError> {
-    let mut binder = Binder { vars, table };
-    match tree.visit(&mut binder) {
-        ControlFlow::Break(e) => Err(e),
-        ControlFlow::Continue(()) => Ok(()),
-    }
-}
-
-struct Binder<'a> {
-    vars: &'a Vars,
-    table: &'a str,
-}
-
-impl VisitorMut for Binder<'_> {
-    type Break = GuardError;
-
-    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<GuardError> {
-        let Expr::Value(v) = expr else {
-            return ControlFlow::Continue(());
-        };
-        let Value::Placeholder(p) = &v.value else {
-            return ControlFlow::Continue(());
-        };
-        let Some(name) = variable_name(p) else {
-            return ControlFlow::Continue(());
-        };
-        match literal_of(self.vars, name, self.table) {
-            Ok(literal) => {
-                *expr = literal;
-                ControlFlow::Continue(())
-            }
-            Err(e) => ControlFlow::Break(e),
-        }
-    }
-}
-
-/// The literal `vars` binds `name` to; `table` names the filter in the refusal.
-pub(super) fn literal_of(vars: &Vars, name: &str, table: &str) -> Result<Expr, GuardError> {
-    let refused = |message: String| {
-        GuardError::new(ErrorCode::RowFilter, Stage::Rewrite, message).with_hint(
-            "this is the caller's configuration, not the query: report it to the operator",
-        )
-    };
-    match vars.get(name).map(|v| v.literal()) {
-        Some(Some(literal)) => Ok(literal),
-        Some(None) => Err(refused(format!(
-            "the row filter of `{table}` got a value for `:{name}` it cannot bind: a number \
-             that is not finite, or text with a backslash or NUL"
-        ))),
-        None => Err(refused(format!(
-            "the row filter of `{table}` needs the variable `:{name}`, and this check has none"
-        ))),
     }
 }
