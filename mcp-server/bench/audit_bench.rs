@@ -19,10 +19,10 @@ use std::time::Duration;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
+use sqlgate_mcp::app::demo::{demo_backend, demo_policy};
 use sqlgate_mcp::audit::{Audit, AuditOptions, AuditRecord, Decision};
-use sqlgate_mcp::demo::{demo_backend, demo_policy};
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::http::{serve_http, HttpOptions};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
+use sqlgate_mcp::transport::http::{serve_http, HttpOptions};
 use tokio_util::sync::CancellationToken;
 
 #[global_allocator]
@@ -35,7 +35,7 @@ async fn engine() -> Result<Arc<Engine>, Error> {
         policy: demo_policy(),
         max_result_bytes: 1 << 20,
         statement_timeout: Duration::from_secs(5),
-        mode: sqlgate_mcp::mode::Mode::ReadOnly,
+        mode: sqlgate_mcp::codes::Mode::ReadOnly,
         approval_timeout: Duration::from_secs(60),
     };
     Ok(Arc::new(Engine::new(demo_backend(false)?, cfg).await?))

@@ -52,9 +52,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use sqlgate_mcp::audit::Audit;
-use sqlgate_mcp::engine::Engine;
-use sqlgate_mcp::http::{serve_http, HttpOptions};
+use sqlgate_mcp::gate::Engine;
 use sqlgate_mcp::tools::SqlGateServer;
+use sqlgate_mcp::transport::http::{serve_http, HttpOptions};
 use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "duckdb")]
@@ -540,7 +540,7 @@ impl Worker for DirectWorker {
 async fn main() {
     if let Err(e) = run().await {
         eprintln!("bench: {e}");
-        std::process::exit(sqlgate_mcp::exit::FAILURE);
+        std::process::exit(sqlgate_mcp::app::exit::FAILURE);
     }
 }
 

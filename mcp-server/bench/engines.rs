@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sqlgate::Policy;
 use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
 
 use crate::{Error, POLICY_MAX_ROWS, POOL_SIZE, QUERIES};
 

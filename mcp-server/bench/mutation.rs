@@ -10,12 +10,12 @@ use rmcp::service::Peer;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use sqlgate::{Dialect, Policy, QueryClass, WriteRules};
-use sqlgate_mcp::approval::ApprovalAnswer;
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::backend::postgres::PgBackend;
 use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::mode::Mode;
+use sqlgate_mcp::codes::Mode;
+use sqlgate_mcp::gate::{Engine, EngineConfig};
+use sqlgate_mcp::tools::approval::ApprovalAnswer;
 use sqlgate_mcp::tools::SqlGateServer;
 
 use super::{audit_dir, median, ms, Error};

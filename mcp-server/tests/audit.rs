@@ -13,10 +13,10 @@ use std::time::Duration;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
+use sqlgate_mcp::app::demo::{demo_backend, demo_policy};
 use sqlgate_mcp::audit::verify::{verify_files, Summary, Tamper};
 use sqlgate_mcp::audit::{Audit, AuditFailure, AuditOptions, AuditRecord, Decision};
-use sqlgate_mcp::demo::{demo_backend, demo_policy};
-use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
 
 mod common;
@@ -28,7 +28,7 @@ async fn engine() -> Arc<Engine> {
         policy: demo_policy(),
         max_result_bytes: 1 << 20,
         statement_timeout: Duration::from_secs(5),
-        mode: sqlgate_mcp::mode::Mode::ReadOnly,
+        mode: sqlgate_mcp::codes::Mode::ReadOnly,
         approval_timeout: Duration::from_secs(60),
     };
     Arc::new(Engine::new(backend, cfg).await.expect("engine"))
@@ -236,7 +236,7 @@ async fn full_device_server(failure: AuditFailure) -> (SqlGateServer, tempfile::
     std::fs::remove_file(&path).expect("rm");
     std::os::unix::fs::symlink("/dev/full", &path).expect("symlink");
     audit.reopen();
-    let mode = sqlgate_mcp::mode::Mode::FullAccess;
+    let mode = sqlgate_mcp::codes::Mode::FullAccess;
     let mut config = EngineConfig::read_only(demo_policy(), Duration::from_secs(5));
     config.mode = mode;
     let backend = demo_backend(true).expect("demo backend");
@@ -385,7 +385,7 @@ async fn row_values_never_reach_any_audit_format() {
             policy: sqlgate::Policy::for_dialect(sqlgate::Dialect::Sqlite),
             max_result_bytes: 1 << 20,
             statement_timeout: Duration::from_secs(5),
-            mode: sqlgate_mcp::mode::Mode::ReadOnly,
+            mode: sqlgate_mcp::codes::Mode::ReadOnly,
             approval_timeout: Duration::from_secs(60),
         };
         let engine = Arc::new(Engine::new(backend, cfg).await.expect("engine"));

@@ -18,7 +18,7 @@ use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::backend::duckdb::{DuckdbBackend, DuckdbOptions};
 use sqlgate_mcp::backend::{Backend, DbErrorCode, QueryLimits};
-use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
 
 mod common;
@@ -629,18 +629,18 @@ async fn serve_refuses_write_modes_and_missing_files() {
     let connect = |extra: &[&str]| {
         let mut args = vec!["sqlgate-mcp", "serve", "--database-url", url.as_str()];
         args.extend_from_slice(extra);
-        let cli = sqlgate_mcp::cli::Cli::try_parse_from(args).unwrap();
-        let sqlgate_mcp::cli::Command::Serve(a) = cli.command else {
+        let cli = sqlgate_mcp::app::cli::Cli::try_parse_from(args).unwrap();
+        let sqlgate_mcp::app::cli::Command::Serve(a) = cli.command else {
             panic!("serve")
         };
         sqlgate_mcp::config::resolve_serve(&a).unwrap()
     };
     let cfg = connect(&["--mode", "safe"]);
-    let err = sqlgate_mcp::serve::connect(&cfg).await.err().unwrap();
+    let err = sqlgate_mcp::app::serve::connect(&cfg).await.err().unwrap();
     assert!(err.contains("read-only"), "{err}");
 
     let cfg = connect(&["--duckdb-threads", "1", "--duckdb-max-memory", "256MB"]);
-    let (backend, policy) = sqlgate_mcp::serve::connect(&cfg).await.unwrap();
+    let (backend, policy) = sqlgate_mcp::app::serve::connect(&cfg).await.unwrap();
     assert_eq!(policy.dialect, Dialect::Duckdb);
     let Backend::Duckdb(b) = &backend else {
         panic!("not DuckDB")
@@ -685,12 +685,12 @@ async fn serve_refuses_write_modes_and_missing_files() {
         });
     }
     assert!(args.contains(&url), "{args:?}");
-    let cli = sqlgate_mcp::cli::Cli::try_parse_from(&args).unwrap();
-    let sqlgate_mcp::cli::Command::Serve(a) = cli.command else {
+    let cli = sqlgate_mcp::app::cli::Cli::try_parse_from(&args).unwrap();
+    let sqlgate_mcp::app::cli::Command::Serve(a) = cli.command else {
         panic!("serve")
     };
     let cfg = sqlgate_mcp::config::resolve_serve(&a).unwrap();
-    let (backend, _) = sqlgate_mcp::serve::connect(&cfg).await.unwrap();
+    let (backend, _) = sqlgate_mcp::app::serve::connect(&cfg).await.unwrap();
     let Backend::Duckdb(b) = &backend else {
         panic!("not DuckDB")
     };

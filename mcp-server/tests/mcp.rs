@@ -11,11 +11,11 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
+use sqlgate_mcp::app::demo::{demo_backend, demo_policy};
 use sqlgate_mcp::audit::Audit;
-use sqlgate_mcp::demo::{demo_backend, demo_policy};
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::http::HttpOptions;
+use sqlgate_mcp::gate::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
+use sqlgate_mcp::transport::http::HttpOptions;
 use tokio_util::sync::CancellationToken;
 
 mod common;
@@ -30,7 +30,7 @@ async fn engine() -> Arc<Engine> {
                 policy: demo_policy(),
                 max_result_bytes: 1 << 20,
                 statement_timeout: Duration::from_secs(5),
-                mode: sqlgate_mcp::mode::Mode::ReadOnly,
+                mode: sqlgate_mcp::codes::Mode::ReadOnly,
                 approval_timeout: Duration::from_secs(60),
             },
         )

@@ -17,7 +17,7 @@ use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::backend::mysql::MysqlBackend;
 use sqlgate_mcp::backend::{Backend, QueryLimits};
-use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
 
 mod common;
@@ -382,7 +382,7 @@ async fn every_mysql_attack_through_run_query_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn safe_mode_commits_only_an_approved_mutation() {
-    use sqlgate_mcp::approval::{ApprovalAnswer, ApprovalRequest};
+    use sqlgate_mcp::tools::approval::{ApprovalAnswer, ApprovalRequest};
     let Some(url) = chinook_url() else { return };
     let mut direct = admin(&url).await;
     direct
@@ -406,7 +406,7 @@ async fn safe_mode_commits_only_an_approved_mutation() {
         ..Policy::for_dialect(Dialect::Mysql)
     };
     let mut config = EngineConfig::read_only(policy, Duration::from_secs(5));
-    config.mode = sqlgate_mcp::mode::Mode::Safe;
+    config.mode = sqlgate_mcp::codes::Mode::Safe;
     let e = Engine::new(Backend::Mysql(backend), config)
         .await
         .expect("engine");

@@ -605,7 +605,7 @@ async fn the_readme_principals_config() {
             layer: Some(layer),
             mode: p.mode.unwrap_or_default(),
         };
-        let policy = sqlgate_mcp::serve::principal_policy(&server, &principal, false)
+        let policy = sqlgate_mcp::app::preflight::principal_policy(&server, &principal, false)
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(policy.rows.is_some() && policy.max_rows <= server.max_rows);
     }

@@ -603,18 +603,16 @@ async fn run_attacks_in_safe_mode(url: String) {
     let before = fingerprint(&url).await;
 
     let mut engine_config =
-        sqlgate_mcp::engine::EngineConfig::read_only(write_policy(), Duration::from_secs(5));
-    engine_config.mode = sqlgate_mcp::mode::Mode::Safe;
+        sqlgate_mcp::gate::EngineConfig::read_only(write_policy(), Duration::from_secs(5));
+    engine_config.mode = sqlgate_mcp::codes::Mode::Safe;
     let pg =
         sqlgate_mcp::backend::postgres::PgBackend::connect(&url, 2, Duration::from_secs(5), false)
             .await
             .expect("connect");
-    let engine = sqlgate_mcp::engine::Engine::new(
-        sqlgate_mcp::backend::Backend::Postgres(pg),
-        engine_config,
-    )
-    .await
-    .expect("engine");
+    let engine =
+        sqlgate_mcp::gate::Engine::new(sqlgate_mcp::backend::Backend::Postgres(pg), engine_config)
+            .await
+            .expect("engine");
     let dir = tempfile::tempdir().expect("tempdir");
     let server = SqlGateServer::new(
         Arc::new(engine),

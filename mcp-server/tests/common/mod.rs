@@ -18,9 +18,9 @@ use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::backend::postgres::PgBackend;
 use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::http::{serve_http, HttpOptions};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
+use sqlgate_mcp::transport::http::{serve_http, HttpOptions};
 use tokio_util::sync::CancellationToken;
 
 /// `SQLGATE_CHINOOK_URL` (set by `scripts/test.sh`). Without it the calling test is skipped with
@@ -57,7 +57,7 @@ pub async fn pg_engine(url: &str, pool: usize, timeout: Duration, policy: Policy
             policy,
             max_result_bytes: 1 << 20,
             statement_timeout: timeout,
-            mode: sqlgate_mcp::mode::Mode::ReadOnly,
+            mode: sqlgate_mcp::codes::Mode::ReadOnly,
             approval_timeout: Duration::from_secs(60),
         },
     )

@@ -4,9 +4,9 @@ use serde_json::Value;
 use sqlgate::Verdict;
 
 use crate::backend::TableDetail;
-use crate::engine::{ListTablesOutput, RunQueryOutput};
-use crate::mutation::RunMutationOutput;
-use crate::tool_error::ToolError;
+use crate::gate::error::ToolError;
+use crate::gate::{ListTablesOutput, RunQueryOutput};
+use crate::tools::run_mutation::RunMutationOutput;
 
 /// The widest cell of a `run_query` table, in characters; a longer one is cut to
 /// `CELL_WIDTH - 3` and ends with `...`.
@@ -93,7 +93,7 @@ pub fn run_query(out: &RunQueryOutput) -> String {
 }
 
 /// The planner's estimate under a verdict (`validate_query`).
-pub fn estimate(e: &crate::engine::EstimateOutput) -> String {
+pub fn estimate(e: &crate::gate::EstimateOutput) -> String {
     let cost = e.cost.map(|c| format!("cost {c:.0}, ")).unwrap_or_default();
     let mut s = format!(
         "\nPlanner estimate: {cost}{:.0} rows at the largest step ({}).",

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use rusqlite::{params, Connection};
 use sqlgate::{ColumnRules, Dialect, Policy, QueryClass, WriteRules};
 
-use crate::approval::{ApprovalAnswer, ApprovalRequest};
+use crate::app::exit;
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
-use crate::engine::{Engine, EngineConfig};
-use crate::exit;
+use crate::gate::{Engine, EngineConfig};
+use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
 
 const FIRST: [&str; 20] = [
     "Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kavya",
@@ -294,10 +294,10 @@ async fn demo() -> Result<(), String> {
         backend,
         EngineConfig {
             policy: demo_policy(),
-            max_result_bytes: crate::config::DEFAULT_MAX_RESULT_BYTES,
-            statement_timeout: crate::config::DEFAULT_STATEMENT_TIMEOUT,
-            mode: crate::mode::Mode::ReadOnly,
-            approval_timeout: crate::config::DEFAULT_APPROVAL_TIMEOUT,
+            max_result_bytes: crate::gate::DEFAULT_MAX_RESULT_BYTES,
+            statement_timeout: crate::gate::DEFAULT_STATEMENT_TIMEOUT,
+            mode: crate::gate::mode::Mode::ReadOnly,
+            approval_timeout: crate::gate::DEFAULT_APPROVAL_TIMEOUT,
         },
     )
     .await?;
@@ -385,9 +385,8 @@ pub const WRITE_SCENARIOS: [(&str, &str); 2] = [
 /// The write scenes: a `safe`-mode engine on a fresh temporary copy; the user's approval is
 /// played (accepted) and its message shown.
 async fn write_scenes(st: &Style, first: usize) -> Result<(), String> {
-    let mut config =
-        EngineConfig::read_only(demo_policy(), crate::config::DEFAULT_STATEMENT_TIMEOUT);
-    config.mode = crate::mode::Mode::Safe;
+    let mut config = EngineConfig::read_only(demo_policy(), crate::gate::DEFAULT_STATEMENT_TIMEOUT);
+    config.mode = crate::gate::mode::Mode::Safe;
     let engine = Engine::new(demo_backend(true)?, config).await?;
     println!();
     println!(
@@ -439,7 +438,7 @@ fn preview_line(rows: u64) -> String {
     }
 }
 
-fn print_refusal(st: &Style, e: &crate::tool_error::ToolError) {
+fn print_refusal(st: &Style, e: &crate::gate::error::ToolError) {
     let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
     println!(
         "   {} {} (query_class: {class}, stage: {})",

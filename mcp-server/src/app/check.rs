@@ -9,9 +9,9 @@ use sqlgate::{
     Verdict,
 };
 
-use crate::cli::{CheckArgs, SchemaKind};
+use crate::app::cli::{CheckArgs, SchemaKind};
+use crate::app::exit;
 use crate::config::{self, ConfigError};
-use crate::exit;
 
 /// A refused verdict for a malformed request (code `bad_request`, stage `precheck`).
 pub fn bad_request(message: impl Into<String>) -> Verdict {

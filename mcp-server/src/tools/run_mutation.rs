@@ -13,12 +13,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sqlgate::{ApprovedMutation, QueryClass};
 
-use crate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::audit::Decision;
 use crate::backend::{Finish, MutationRun, QueryLimits};
-use crate::engine::Engine;
-use crate::hints;
-use crate::tool_error::{MutationCode, Stage, ToolError};
+use crate::codes::{MutationCode, Stage};
+use crate::gate::error::ToolError;
+use crate::gate::hints;
+use crate::gate::Engine;
+use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
 
 /// The most RETURNING rows a result (and a preview) carries.
 pub const RETURNING_CAP: u64 = 20;

@@ -1,68 +1,9 @@
-//! The server's write mode: whether `run_mutation` exists and which mutations need a person's
-//! approval. Core decides what a mutation may be; the mode decides who must agree before it runs.
+//! Whether a write mode ([`Mode`], in [`crate::codes`]) can be served with a policy: a write mode
+//! needs the policy's `writes`, and one that asks the user needs a session.
 
-use serde::{Deserialize, Serialize};
-use sqlgate::{Policy, QueryClass};
+use sqlgate::Policy;
 
-/// `--mode` (config `mode`).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "snake_case")]
-#[value(rename_all = "snake_case")]
-pub enum Mode {
-    /// Reads only: no `run_mutation` tool (the default).
-    #[default]
-    ReadOnly,
-    /// Every mutation needs the user's approval through MCP elicitation.
-    Safe,
-    /// Only deletes (`mutation_delete`) need approval.
-    DeleteSafe,
-    /// No approval: for automation, under the policy's `writes` rules and the preview's bound.
-    FullAccess,
-}
-
-impl Mode {
-    /// The stable snake_case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::ReadOnly => "read_only",
-            Mode::Safe => "safe",
-            Mode::DeleteSafe => "delete_safe",
-            Mode::FullAccess => "full_access",
-        }
-    }
-
-    /// How much the mode lets happen without a person: `read_only` < `safe` < `delete_safe` <
-    /// `full_access`. A principal's mode may not rank above the server's.
-    pub fn rank(self) -> u8 {
-        match self {
-            Mode::ReadOnly => 0,
-            Mode::Safe => 1,
-            Mode::DeleteSafe => 2,
-            Mode::FullAccess => 3,
-        }
-    }
-
-    /// True when the mode offers `run_mutation`.
-    pub fn writes(self) -> bool {
-        self != Mode::ReadOnly
-    }
-
-    /// True when a mutation of `class` must be approved by a person before it commits.
-    pub fn needs_approval(self, class: QueryClass) -> bool {
-        match self {
-            Mode::ReadOnly | Mode::FullAccess => false,
-            Mode::Safe => true,
-            Mode::DeleteSafe => class == QueryClass::MutationDelete,
-        }
-    }
-
-    /// True when the mode asks a person (so it needs a session to elicit on).
-    pub fn elicits(self) -> bool {
-        matches!(self, Mode::Safe | Mode::DeleteSafe)
-    }
-}
+pub use crate::codes::Mode;
 
 /// Why a mode cannot serve with this policy and transport, or `Ok` when it can.
 pub fn check_mode(mode: Mode, policy: &Policy, stateless_http: bool) -> Result<(), String> {
@@ -92,6 +33,7 @@ pub fn check_mode(mode: Mode, policy: &Policy, stateless_http: bool) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sqlgate::QueryClass;
     use sqlgate::WriteRules;
 
     #[test]

@@ -13,13 +13,11 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use sha2::{Digest, Sha256};
-use subtle::ConditionallySelectable;
-use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
+use super::auth::{bearer_of, check_bind, route_for, token_digest, unauthorized};
 use crate::audit::Audit;
-use crate::engine::Engine;
+use crate::gate::Engine;
 use crate::tools::SqlGateServer;
 
 /// HTTP settings.
@@ -37,16 +35,6 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
 }
 
-/// Why HTTP cannot start.
-pub fn check_bind(addr: &SocketAddr, token: Option<&str>) -> Result<(), String> {
-    if token.is_none() && !addr.ip().is_loopback() {
-        return Err(format!(
-            "refusing to serve {addr} without a bearer token: bind a loopback address or set --auth-token-env"
-        ));
-    }
-    Ok(())
-}
-
 #[derive(Clone)]
 struct Gate {
     max_body_bytes: usize,
@@ -59,48 +47,6 @@ pub struct HttpRoute {
     pub token: Option<String>,
     /// The engine serving requests carrying this token.
     pub engine: Arc<Engine>,
-}
-
-/// SHA-256 of a token: every comparison is over 32 bytes, so neither a token's length nor its
-/// content leaks through timing.
-fn token_digest(token: &[u8]) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    out.copy_from_slice(&Sha256::digest(token));
-    out
-}
-
-/// The bearer token of a request's `Authorization` header.
-fn bearer_of(header_value: Option<&str>) -> Option<&str> {
-    let v = header_value?;
-    let given = v
-        .strip_prefix("Bearer ")
-        .or_else(|| v.strip_prefix("bearer "))?;
-    Some(given.trim())
-}
-
-/// The index of the route whose token `given` is, comparing against every token in constant
-/// time, all of them every time (no early exit: the match's position does not show).
-pub fn route_for(given: Option<&str>, digests: &[[u8; 32]]) -> Option<usize> {
-    let digest = token_digest(given.unwrap_or_default().as_bytes());
-    let mut found: u32 = 0;
-    for (i, d) in digests.iter().enumerate() {
-        let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        found.conditional_assign(&index, digest.ct_eq(d));
-    }
-    // A request without a token matches nothing, even a (refused at start) empty token.
-    if given.is_none() || found == 0 {
-        return None;
-    }
-    usize::try_from(found - 1).ok()
-}
-
-fn unauthorized() -> Response {
-    (
-        StatusCode::UNAUTHORIZED,
-        [(header::WWW_AUTHENTICATE, "Bearer")],
-        "missing or wrong bearer token\n",
-    )
-        .into_response()
 }
 
 /// The services of every route, and their tokens' digests (`None`: no token, one route).

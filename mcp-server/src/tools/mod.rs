@@ -1,6 +1,10 @@
 //! The MCP server: four read-only tools over an [`Engine`], with output schemas, structured
 //! content, a text rendering and the MCP hints. Every call is audited.
 
+pub mod approval;
+pub mod run_mutation;
+pub mod text;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,13 +19,12 @@ use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, S
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::approval::{self, ApprovalRequest};
 use crate::audit::{Audit, AuditRecord, Decision};
 use crate::backend::TableDetail;
-use crate::engine::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
-use crate::mutation::RunMutationOutput;
-use crate::text;
-use crate::tool_error::ToolError;
+use crate::gate::error::ToolError;
+use crate::gate::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
+use crate::tools::run_mutation::RunMutationOutput;
+use approval::ApprovalRequest;
 
 /// Arguments of `describe_table`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -119,8 +122,10 @@ fn mode_instructions(engine: &Engine) -> String {
     }
     let tables = engine.writable_tables();
     let who = match mode {
-        crate::mode::Mode::Safe => "every mutation is previewed and needs the user's approval",
-        crate::mode::Mode::DeleteSafe => {
+        crate::gate::mode::Mode::Safe => {
+            "every mutation is previewed and needs the user's approval"
+        }
+        crate::gate::mode::Mode::DeleteSafe => {
             "every mutation is previewed; deletes need the user's approval"
         }
         _ => "every mutation is previewed and commits without approval",

@@ -1,64 +1,17 @@
-//! Command-line definitions (clap derive). Parsing only: the commands live in their own modules.
+//! The command-line flags of the settings (clap): the policy overrides `check` and `serve`
+//! share, and every `serve` flag. The settings file is [`super::file`]; [`super::resolve`] merges
+//! the two (flags win).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::Args;
 
-use crate::config;
-use crate::mode::Mode;
+use sqlgate::Policy;
 
-/// sqlgate's command line and MCP server: a read-only SQL guard for AI agents.
-#[derive(Debug, Parser)]
-#[command(name = "sqlgate-mcp", version, about, long_about = None)]
-pub struct Cli {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Check SQL and print the verdict JSON (exit 0 allowed, 1 refused, 2 usage or policy error).
-    Check(CheckArgs),
-    /// Print a JSON Schema.
-    Schema {
-        /// Which schema.
-        #[arg(value_enum)]
-        which: SchemaKind,
-    },
-    /// Play what an agent would send against an embedded sample database, and show the verdicts.
-    Demo,
-    /// Serve the MCP tools over stdio (default) or streamable HTTP.
-    Serve(Box<ServeArgs>),
-    /// Audit log tools.
-    #[command(subcommand)]
-    Audit(AuditCommand),
-}
-
-/// `audit` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum AuditCommand {
-    /// Check the hash chain through the files, in order (rotated files first): exit 0 and a
-    /// summary when intact, 1 naming the first line that breaks it.
-    Verify {
-        /// The audit files, oldest first.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-    },
-}
-
-/// Which JSON Schema `schema` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SchemaKind {
-    /// The policy file.
-    Policy,
-    /// The verdict.
-    Verdict,
-    /// The verdict of `check --mutation`.
-    MutationVerdict,
-}
+use super::error::ConfigError;
+use super::values::{load_policy_file, parse_dialect, parse_duration};
+use crate::codes::Mode;
 
 /// A row cap given on the command line: a number or `none`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,23 +60,6 @@ pub struct PolicyArgs {
     pub policy: Option<PathBuf>,
 }
 
-/// Arguments of `check`.
-#[derive(Debug, Clone, Args)]
-pub struct CheckArgs {
-    /// Policy settings.
-    #[command(flatten)]
-    pub policy: PolicyArgs,
-    /// Read one JSON object per stdin line (`{"sql", "id"?, "dialect"?}`), write one verdict per line.
-    #[arg(long, conflicts_with = "sql")]
-    pub jsonl: bool,
-    /// Check a mutation (INSERT / UPDATE / DELETE / MERGE) against the policy's `writes` rules and
-    /// print the mutation verdict.
-    #[arg(long, conflicts_with = "jsonl")]
-    pub mutation: bool,
-    /// The SQL to check; all of stdin when absent.
-    pub sql: Option<String>,
-}
-
 /// Arguments of `serve`.
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
@@ -141,14 +77,14 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub policy: PolicyArgs,
     /// Per-query timeout with a unit, e.g. `10s`, `500ms`, `2m`.
-    #[arg(long, value_parser = config::parse_duration)]
+    #[arg(long, value_parser = parse_duration)]
     pub statement_timeout: Option<Duration>,
     /// Write mode: read_only (default), safe (every mutation approved by the user), delete_safe
     /// (deletes approved), full_access (no approval). Write modes need a policy with `writes`.
     #[arg(long, value_enum)]
     pub mode: Option<Mode>,
     /// How long to wait for the user's approval of a mutation, with a unit; default 5m.
-    #[arg(long, value_parser = config::parse_duration)]
+    #[arg(long, value_parser = parse_duration)]
     pub approval_timeout: Option<Duration>,
     /// Result size cap in bytes (JSON of the rows); default 1 MiB.
     #[arg(long)]
@@ -210,4 +146,27 @@ pub struct ServeArgs {
     /// DuckDB's worker threads; default 2.
     #[arg(long)]
     pub duckdb_threads: Option<u64>,
+}
+
+/// Applies `--dialect`, `--max-rows` and `--allow-explain` on top of `policy`.
+pub fn apply_overrides(mut policy: Policy, args: &PolicyArgs) -> Result<Policy, ConfigError> {
+    if let Some(d) = &args.dialect {
+        policy.dialect = parse_dialect(d)?;
+    }
+    if let Some(m) = args.max_rows {
+        policy.max_rows = m.as_option();
+    }
+    if args.allow_explain {
+        policy.allow_explain = true;
+    }
+    Ok(policy)
+}
+
+/// The policy for `check`: the file (or the default for the dialect) with flags applied.
+pub fn policy_for_check(args: &PolicyArgs) -> Result<Policy, ConfigError> {
+    let base = match &args.policy {
+        Some(p) => load_policy_file(p)?,
+        None => Policy::default(),
+    };
+    apply_overrides(base, args)
 }
