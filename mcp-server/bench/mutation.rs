@@ -18,8 +18,9 @@ use sqlgate_mcp::engine::{Engine, EngineConfig};
 use sqlgate_mcp::mode::Mode;
 use sqlgate_mcp::tools::SqlGateServer;
 
-use super::{audit_dir, median, ms, Error};
 use crate::engines::pg_connect;
+use crate::timing::{median, ms};
+use crate::{audit_dir, Error};
 
 const MUTATION: &str = "UPDATE genre SET name = name WHERE genre_id = 1";
 
