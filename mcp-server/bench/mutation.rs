@@ -18,8 +18,9 @@ use sqlgate_mcp::gate::{Engine, EngineConfig};
 use sqlgate_mcp::tools::approval::ApprovalAnswer;
 use sqlgate_mcp::tools::SqlGateServer;
 
-use super::{audit_dir, median, ms, Error};
 use crate::engines::pg_connect;
+use crate::timing::{median, ms};
+use crate::{audit_dir, Error};
 
 const MUTATION: &str = "UPDATE genre SET name = name WHERE genre_id = 1";
 
