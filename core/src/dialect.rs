@@ -10,6 +10,11 @@ use sqlparser::dialect as sp;
 
 use crate::stable_names::stable_names;
 
+mod equivalents;
+
+#[cfg(test)]
+pub(crate) use equivalents::all as all_equivalents;
+
 /// A SQL dialect sqlgate parses.
 #[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
@@ -105,6 +110,29 @@ impl Dialect {
         )
     }
 
+    /// `name` as one quoted identifier the way this dialect's engine reads it exactly: in
+    /// backticks for MySQL / MariaDB, BigQuery, Hive and Databricks (where `"x"` may be a
+    /// string), in brackets for SQL Server (whose `"x"` is a string under `QUOTED_IDENTIFIER
+    /// OFF`), in double quotes elsewhere; the closing quote doubled inside, as the engines and
+    /// sqlparser read it. Quote each part of a qualified name on its own and join them with `.`.
+    pub fn quote_identifier(self, name: &str) -> String {
+        let (open, close) = match self {
+            Dialect::Mysql | Dialect::Bigquery | Dialect::Hive | Dialect::Databricks => ('`', '`'),
+            Dialect::Mssql => ('[', ']'),
+            _ => ('"', '"'),
+        };
+        let mut quoted = String::with_capacity(name.len() + 2);
+        quoted.push(open);
+        for c in name.chars() {
+            if c == close {
+                quoted.push(close);
+            }
+            quoted.push(c);
+        }
+        quoted.push(close);
+        quoted
+    }
+
     /// True when the engine itself reads `SELECT TOP n`. sqlparser accepts TOP in other dialects
     /// too, where the engine would read `TOP (5) a` as a call to a function `top`.
     pub(crate) fn supports_top(self) -> bool {
@@ -123,7 +151,7 @@ impl Dialect {
     /// same mistake in an engine's error (`no such function: date_trunc`). `None` when there is
     /// no entry.
     pub fn equivalent_of(self, function: &str) -> Option<&'static str> {
-        crate::functions::equivalent_of(self, function)
+        equivalents::instead_of(self, function)
     }
 
     /// The schema an unqualified name lives in when the dialect has a fixed default.
@@ -320,5 +348,43 @@ mod tests {
         assert!(is_sys(&["sqlite_master"], Dialect::Sqlite));
         assert!(is_sys(&["mysql", "user"], Dialect::Mysql));
         assert!(!is_sys(&["orders"], Dialect::Postgres));
+    }
+
+    #[test]
+    fn quoted_identifiers() {
+        assert_eq!(
+            Dialect::Postgres.quote_identifier("Order \"x\""),
+            "\"Order \"\"x\"\"\""
+        );
+        assert_eq!(Dialect::Sqlite.quote_identifier("a`b"), "\"a`b\"");
+        assert_eq!(Dialect::Mysql.quote_identifier("a`b\"c"), "`a``b\"c`");
+        assert_eq!(Dialect::Mssql.quote_identifier("a]b[c"), "[a]]b[c]");
+    }
+
+    /// Every dialect's tokenizer reads the quoted name back as one identifier, the name itself.
+    #[test]
+    fn quoted_identifiers_tokenize_back_to_the_name() {
+        use sqlparser::tokenizer::{Token, Tokenizer};
+        for &dialect in Dialect::ALL {
+            for name in [
+                "orders",
+                "Order Lines",
+                "a\"b",
+                "a`b",
+                "a]b",
+                "a[b",
+                "select",
+            ] {
+                let quoted = dialect.quote_identifier(name);
+                let parser_dialect = dialect.parser_dialect();
+                let tokens = Tokenizer::new(parser_dialect.as_ref(), &quoted)
+                    .tokenize()
+                    .unwrap_or_default();
+                assert!(
+                    matches!(tokens.as_slice(), [Token::Word(w)] if w.value == name && w.quote_style.is_some()),
+                    "{dialect}: {quoted} -> {tokens:?}"
+                );
+            }
+        }
     }
 }

@@ -56,7 +56,8 @@ pub use catalog::{Catalog, CatalogColumn, CatalogTable, ForeignKey};
 pub use class::QueryClass;
 pub use dialect::Dialect;
 pub use error::{ErrorCode, GuardError, Location, Stage};
-pub use guard::{classify, Guard};
+pub use guard::{classify, Guard, ReadAccess};
+pub use parse::is_table_path;
 pub use policy::{
     ColumnRules, FunctionRules, Policy, PolicyError, PolicyLayer, TableRules, WriteLayer,
     WriteRules, DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS,

@@ -10,17 +10,15 @@
 //! A function called in an expression ([`FunctionPolicy::check`]) and a table function in FROM
 //! ([`FunctionPolicy::check_table_function`]) are decided by different lists: the same name can
 //! be a harmless scalar and a dangerous table function (DuckDB's `histogram` aggregate and its
-//! `histogram(table, column)` table macro; SQLite's `fsdir`/`dbstat` exist only in FROM).
+//! `histogram(table, column)` table macro; SQLite's `fsdir`/`dbstat` exist only in FROM). The
+//! most rows a series function may be asked for is the policy's too ([`MAX_SERIES_ROWS`]).
 
 use std::collections::HashSet;
 
 use crate::dialect::Dialect;
 
-mod equivalents;
-
 use crate::names::{Pattern, PatternPart};
 use crate::policy::{FunctionRules, PolicyError};
-pub(crate) use equivalents::instead_of as equivalent_of;
 
 const POSTGRES_ALLOW: &str = include_str!("data/postgres_allow.txt");
 const POSTGRES_TABLE_ALLOW: &str = include_str!("data/postgres_table_allow.txt");
@@ -100,6 +98,21 @@ impl DenyList {
             || qualifiers.iter().any(|q| self.qualifiers.contains(q))
     }
 }
+
+/// Where a function is called: the lists differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FunctionUse {
+    /// In an expression (`SELECT upper(x)`).
+    Expression,
+    /// As a FROM item (`FROM generate_series(1, 3)`).
+    Table,
+}
+
+/// The most rows a series function may be asked for with literal bounds: past it,
+/// `generate_series(1, 1e12)` or DuckDB's `range(1e12)` (a list in memory) is a denial of
+/// service, whatever the row cap (an aggregate over it returns one row). Bounds that are not
+/// literals are left to the engine's statement timeout.
+pub(crate) const MAX_SERIES_ROWS: f64 = 10_000_000.0;
 
 /// Why a function was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,7 +244,7 @@ impl FunctionPolicy {
     /// What to use instead of `function` (lower-case, unqualified) in this dialect, for the
     /// agent-facing hint of a refusal; `None` when no equivalent is known.
     pub fn instead_of(&self, function: &str) -> Option<&'static str> {
-        equivalents::instead_of(self.dialect, function)
+        self.dialect.equivalent_of(function)
     }
 
     /// The closest allowlisted table function, for a hint after

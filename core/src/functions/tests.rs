@@ -324,7 +324,7 @@ fn policy_rules_apply_to_table_functions() {
 #[test]
 fn equivalents_suggest_only_allowed_functions_for_refused_ones() {
     let (mut checked, mut wrong) = (0, Vec::new());
-    for (dialect, missing, instead) in equivalents::all() {
+    for (dialect, missing, instead) in crate::dialect::all_equivalents() {
         let p = policy(dialect);
         if p.check(&name(missing)).is_ok() {
             wrong.push(format!(

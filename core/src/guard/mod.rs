@@ -4,9 +4,11 @@ use sqlparser::ast::{Statement, UtilityOption};
 
 mod classify;
 mod mutation;
+mod read_access;
 mod self_check;
 
 pub use classify::classify;
+pub use read_access::ReadAccess;
 
 use crate::access::AccessPolicy;
 use crate::class::{class_of_unparsed, statement_class, QueryClass};

@@ -9,8 +9,10 @@ use crate::dialect::Dialect;
 use crate::error::{ErrorCode, GuardError, Location, Stage};
 
 mod prepare;
+mod table_path;
 
 use prepare::prepare_tokens;
+pub use table_path::is_table_path;
 
 /// Tokenizes without unescaping, so that literals print back exactly as written.
 pub fn tokenize(sql: &str, dialect: Dialect) -> Result<Vec<TokenWithSpan>, GuardError> {

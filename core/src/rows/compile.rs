@@ -9,6 +9,7 @@ use sqlparser::ast::{
     Expr, Ident, Query, SelectItem, SetExpr, Statement, TableAlias, TableFactor, Value,
 };
 
+use super::bind::variable_name;
 use super::printed::PrintedFilter;
 use super::{
     rewrite_reads, visit_levels, FilteredRef, Form, RowFilter, RowFilterRules, RowFilters,
@@ -390,15 +391,4 @@ fn qualify(
         Some(problem) => Err(problem),
         None => Ok(names),
     }
-}
-
-/// `:name` to `name`, when `name` is a plain identifier.
-pub(super) fn variable_name(placeholder: &str) -> Option<&str> {
-    let name = placeholder.strip_prefix(':')?;
-    let mut chars = name.chars();
-    let first = chars.next()?;
-    (first.is_ascii_alphabetic() || first == '_')
-        .then_some(())
-        .filter(|_| chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .map(|_| name)
 }

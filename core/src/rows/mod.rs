@@ -4,7 +4,8 @@
 //! (the same semantics as PostgreSQL's row-level security applies to a table scan); a filtered
 //! mutation target gets the predicate added to its WHERE.
 //!
-//! Where each part lives: `vars` (the values bound per check), `compile` (predicates parsed,
+//! Where each part lives: `vars` (the values bound per check), `bind` (`:name` placeholders and
+//! their binding to those values), `compile` (predicates parsed,
 //! validated and expanded once, when the guard is built), `rewrite` (the per-check rewrite of
 //! the references the walker found) and `printed` (the filters as printed pieces, which a
 //! read's rewrite splices in as text).
@@ -19,6 +20,7 @@ use sqlparser::ast::{Expr, Query, TableAlias, VisitMut, VisitorMut};
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::names::Pattern;
 
+mod bind;
 mod compile;
 mod printed;
 mod rewrite;

@@ -13,7 +13,7 @@ use sqlparser::ast::{
     VisitorMut,
 };
 
-use super::compile::variable_name;
+use super::bind::{literal_of, variable_name};
 use super::vars::Vars;
 use super::{visit_levels, INNER_ALIAS};
 use crate::error::GuardError;
@@ -144,7 +144,7 @@ impl Pieces {
                 Piece::Slot => out.push_str(slot),
                 Piece::Qualifier => out.push_str(qualifier),
                 Piece::Var(name) => {
-                    let literal = super::rewrite::literal_of(vars, name, key)?;
+                    let literal = literal_of(vars, name, key)?;
                     out.push_str(&literal.to_string());
                 }
             }

@@ -12,23 +12,8 @@ use super::scope::Scope;
 use super::{span_location, Walker};
 use crate::dialect::Dialect;
 use crate::error::{GuardError, Location};
-use crate::functions::FunctionRefusal;
+use crate::functions::{FunctionRefusal, FunctionUse, MAX_SERIES_ROWS};
 use crate::names::fold_object_name;
-
-/// Where a function is called: the lists differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum FunctionUse {
-    /// In an expression (`SELECT upper(x)`).
-    Expression,
-    /// As a FROM item (`FROM generate_series(1, 3)`).
-    Table,
-}
-
-/// The most rows a series function may be asked for with literal bounds: past it,
-/// `generate_series(1, 1e12)` or DuckDB's `range(1e12)` (a list in memory) is a denial of
-/// service, whatever the row cap (an aggregate over it returns one row). Bounds that are not
-/// literals are left to the engine's statement timeout.
-pub const MAX_SERIES_ROWS: f64 = 10_000_000.0;
 
 impl Walker<'_, '_> {
     /// Checks a function name used as `used`: in an expression, or as a table in FROM (each

@@ -6,11 +6,12 @@ use sqlparser::ast::{
     TableFactor, TableFunctionArgs, TableWithJoins,
 };
 
-use super::calls::{series_bound, FunctionUse};
+use super::calls::series_bound;
 use super::diagnostics as refuse;
 use super::scope::{alias_columns, Scope, Source, SourceKind};
 use super::{span_location, Walker};
 use crate::error::{GuardError, Location};
+use crate::functions::FunctionUse;
 use crate::names::fold_ident;
 
 impl Walker<'_, '_> {

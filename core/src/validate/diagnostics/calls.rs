@@ -2,7 +2,7 @@
 
 use super::{refusal, unsupported};
 use crate::error::{ErrorCode, GuardError, Location};
-use crate::validate::calls::{FunctionUse, MAX_SERIES_ROWS};
+use crate::functions::{FunctionUse, MAX_SERIES_ROWS};
 
 /// A function name that is not made of identifiers.
 pub(in crate::validate) fn computed_function_name(location: Option<Location>) -> GuardError {

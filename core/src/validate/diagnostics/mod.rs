@@ -47,7 +47,7 @@ mod tests {
     use super::*;
     use crate::access::ResolvedTable;
     use crate::dialect::Dialect;
-    use crate::validate::calls::FunctionUse;
+    use crate::functions::FunctionUse;
     use sqlparser::ast::ObjectName;
 
     fn table() -> ResolvedTable {

@@ -4,9 +4,10 @@
 //! policy, and for a denied function it would be the wrong advice.
 //!
 //! Every function an entry suggests is on that dialect's allowlist (checked by
-//! `functions/tests.rs`).
+//! `functions/tests.rs`). It lives beside the dialects because it is a fact about each one:
+//! which functions its engine lacks and what does their job there.
 
-use crate::dialect::Dialect;
+use super::Dialect;
 
 /// One missing function and what does its job in the listed dialects.
 struct Equivalent {
@@ -146,7 +147,7 @@ const fn e(
 
 /// What to use in `dialect` instead of `function` (lower-case, unqualified), when there is an
 /// equivalent (or a statement that there is none).
-pub fn instead_of(dialect: Dialect, function: &str) -> Option<&'static str> {
+pub(crate) fn instead_of(dialect: Dialect, function: &str) -> Option<&'static str> {
     EQUIVALENTS
         .iter()
         .find(|eq| eq.missing == function && eq.dialects.contains(&dialect))
@@ -155,7 +156,7 @@ pub fn instead_of(dialect: Dialect, function: &str) -> Option<&'static str> {
 
 /// Every entry, for the test that each suggestion is allowed in its dialect.
 #[cfg(test)]
-pub fn all() -> impl Iterator<Item = (Dialect, &'static str, &'static str)> {
+pub(crate) fn all() -> impl Iterator<Item = (Dialect, &'static str, &'static str)> {
     EQUIVALENTS.iter().flat_map(|eq| {
         eq.dialects
             .iter()
