@@ -18,74 +18,18 @@ pub struct Snapshot {
     pub writable: Arc<Vec<String>>,
 }
 
-/// Quotes an identifier exactly (double quotes, doubled inside).
-pub fn quote_ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-/// True when `name` is a dotted path of bare or double-quoted identifiers.
-pub fn is_table_path(name: &str) -> bool {
-    let mut rest = name.trim();
-    if rest.is_empty() || rest.len() > 512 {
-        return false;
-    }
-    loop {
-        if let Some(r) = rest.strip_prefix('"') {
-            let mut chars = r.char_indices().peekable();
-            let mut end = None;
-            while let Some((i, c)) = chars.next() {
-                if c == '"' {
-                    if chars.peek().map(|(_, c)| *c) == Some('"') {
-                        chars.next();
-                    } else {
-                        end = Some(i);
-                        break;
-                    }
-                } else if c.is_control() {
-                    return false;
-                }
-            }
-            match end {
-                Some(i) if i > 0 => rest = &r[i + 1..],
-                _ => return false,
-            }
-        } else {
-            let len = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                .unwrap_or(rest.len());
-            let first = rest.chars().next();
-            if len == 0 || first.is_some_and(|c| c.is_ascii_digit() || c == '$') {
-                return false;
-            }
-            rest = &rest[len..];
-        }
-        if rest.is_empty() {
-            return true;
-        }
-        match rest.strip_prefix('.') {
-            Some(r) => rest = r,
-            None => return false,
-        }
-    }
-}
-
 /// A table's name as SQL: each part quoted the dialect's way, exactly as the engine stores it.
 fn quoted_name(t: &TableDetail, dialect: Dialect) -> String {
-    let quote = |part: &str| match dialect {
-        Dialect::Mysql => format!("`{}`", part.replace('`', "``")),
-        _ => quote_ident(part),
-    };
     name_parts(t)
         .iter()
-        .map(|p| quote(p))
+        .map(|p| dialect.quote_identifier(p))
         .collect::<Vec<_>>()
         .join(".")
 }
 
 /// The guard for the caller's policy plus the catalog, and the tables it lets queries read, with
 /// their protected columns and row filters marked (core decides all three: `table_allowed`,
-/// `column_protected`, and, under row filters, whether `SELECT 1 FROM t` with the caller's
-/// variables is approved and which filters it applies).
+/// `column_protected`, and, under row filters, `read_access` with the caller's variables).
 pub fn build_snapshot(
     policy: &Policy,
     mut tables: Vec<TableDetail>,
@@ -100,13 +44,9 @@ pub fn build_snapshot(
         // Under row filters a view (other than a trusted one) cannot be read: not listed.
         let dialect = policy.dialect;
         tables.retain_mut(|t| {
-            match guard.check_with(&format!("SELECT 1 FROM {}", quoted_name(t, dialect)), vars) {
-                Ok(approved) => {
-                    t.row_filtered = !approved.row_filters.is_empty();
-                    true
-                }
-                Err(_) => false,
-            }
+            let access = guard.read_access(&quoted_name(t, dialect), vars);
+            t.row_filtered = access.is_row_filtered();
+            access.is_readable()
         });
     }
     // A key into (or from) a table the agent may not read would name it and its columns.
@@ -138,23 +78,5 @@ fn name_parts(t: &TableDetail) -> Vec<&str> {
     match &t.schema {
         Some(s) => vec![s.as_str(), t.name.as_str()],
         None => vec![t.name.as_str()],
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn table_paths() {
-        assert!(is_table_path("orders"));
-        assert!(is_table_path("public.orders"));
-        assert!(is_table_path("\"Order Lines\""));
-        assert!(is_table_path("\"a\"\"b\".c"));
-        assert!(!is_table_path("orders; drop table x"));
-        assert!(!is_table_path("a..b"));
-        assert!(!is_table_path(""));
-        assert!(!is_table_path("1abc"));
-        assert!(!is_table_path("\"\""));
     }
 }

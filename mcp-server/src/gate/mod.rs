@@ -16,12 +16,12 @@ pub mod writable;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use sqlgate::{Guard, Policy, Vars, Verdict};
+use sqlgate::{Guard, Policy, ReadAccess, Vars, Verdict};
 
 use crate::backend::cost::CostCap;
 use crate::backend::{Backend, DbError, QueryLimits, TableDetail};
 use crate::db_hints;
-use crate::gate::catalog::{build_snapshot, is_table_path, Snapshot};
+use crate::gate::catalog::{build_snapshot, Snapshot};
 use crate::gate::error::ToolError;
 use crate::gate::mode::Mode;
 pub use output::{
@@ -240,34 +240,27 @@ impl Engine {
 
     /// `describe_table`: the guard decides whether the name exists and may be read.
     pub fn describe_table(&self, name: &str) -> Result<TableDetail, ToolError> {
-        if !is_table_path(name) {
+        let snap = self.snapshot();
+        if !sqlgate::is_table_path(name, snap.guard.policy().dialect) {
             return Err(ToolError::bad_request(
                 "`table` must be a table name, optionally schema-qualified (e.g. `orders` or `public.orders`)",
                 Some("call list_tables for the names"),
             ));
         }
-        let snap = self.snapshot();
-        let approved = snap
-            .guard
-            .check_with(&format!("SELECT 1 FROM {}", name.trim()), &self.vars)
-            .map_err(|r| {
-                // The location and class would describe the internal `SELECT 1 FROM ...`, not
-                // anything the agent wrote.
-                let mut e = ToolError::from_guard_error(&r.error);
-                e.location = None;
-                e
-            })?;
-        let found = approved.tables.first().and_then(|resolved| {
-            let lower = resolved.to_lowercase();
-            snap.tables
-                .iter()
-                .find(|t| t.qualified_name() == *resolved || t.name == *resolved)
-                .or_else(|| {
-                    snap.tables.iter().find(|t| {
-                        t.qualified_name().to_lowercase() == lower || t.name.to_lowercase() == lower
-                    })
+        let resolved = match snap.guard.read_access(name, &self.vars) {
+            ReadAccess::Readable { table, .. } => table,
+            ReadAccess::Refused(e) => return Err(ToolError::from_guard_error(&e)),
+        };
+        let lower = resolved.to_lowercase();
+        let found = snap
+            .tables
+            .iter()
+            .find(|t| t.qualified_name() == resolved || t.name == resolved)
+            .or_else(|| {
+                snap.tables.iter().find(|t| {
+                    t.qualified_name().to_lowercase() == lower || t.name.to_lowercase() == lower
                 })
-        });
+            });
         found.cloned().ok_or_else(|| {
             ToolError::bad_request(
                 format!("table `{}` is not in the catalog", name.trim()),

@@ -1,8 +1,12 @@
-//! The MCP server: four read-only tools over an [`Engine`], with output schemas, structured
-//! content, a text rendering and the MCP hints. Every call is audited.
+//! The MCP server: seven tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
+//! `run_mutation` in a write mode, `audit_verify`, `server_info`) over an [`Engine`], with output
+//! schemas, structured content, a text rendering and the MCP hints. Every call is audited.
 
 pub mod approval;
+pub mod args;
+pub mod instructions;
 pub mod run_mutation;
+pub mod server_info;
 pub mod text;
 
 use std::path::Path;
@@ -16,8 +20,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::audit::{Audit, AuditRecord, Decision};
 use crate::backend::TableDetail;
@@ -25,27 +28,9 @@ use crate::gate::error::ToolError;
 use crate::gate::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
 use crate::tools::run_mutation::RunMutationOutput;
 use approval::ApprovalRequest;
-
-/// Arguments of `describe_table`.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct DescribeTableArgs {
-    /// Table name as listed by list_tables, optionally schema-qualified (`orders`, `public.orders`).
-    pub table: String,
-}
-
-/// Arguments of `validate_query` and `run_query`.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct SqlArgs {
-    /// One read-only SQL query (SELECT / WITH ... SELECT / VALUES).
-    pub sql: String,
-}
-
-/// Arguments of `run_mutation`.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct MutationArgs {
-    /// One INSERT, UPDATE, DELETE or MERGE on a writable table (see server_info / instructions).
-    pub sql: String,
-}
+pub use args::{DescribeTableArgs, MutationArgs, SqlArgs};
+pub use instructions::instructions;
+pub use server_info::{AuditInfo, ChainInfo, ServerInfoOutput};
 
 /// The MCP server.
 #[derive(Clone)]
@@ -74,113 +59,6 @@ fn failure(e: &ToolError) -> CallToolResult {
     let mut r = CallToolResult::error(vec![ContentBlock::text(text::error(e))]);
     r.structured_content = Some(v);
     r
-}
-
-/// Server instructions shown to the model.
-pub fn instructions(engine: &Engine) -> String {
-    let mut s = String::from(
-        "sqlgate: read-only SQL access. Call list_tables, then describe_table, then run_query with one \
-         SELECT. Every query is checked by sqlgate before it runs; what runs is the regenerated \
-         `executed_sql` with a row cap. A refused query returns isError with `code` and a `hint` \
-         that says how to fix it in one turn. Columns marked protected cannot be read; list the \
-         columns you need instead of `*`.",
-    );
-    s.push_str(&format!(
-        " Dialect: {}.",
-        engine.backend().dialect().as_str()
-    ));
-    if let Some(n) = engine.row_cap() {
-        s.push_str(&format!(" Row cap: {n}."));
-    }
-    if let Some(p) = engine.principal() {
-        s.push_str(&format!(" Principal: {p}."));
-    }
-    if engine.guard().has_row_filters() {
-        s.push_str(
-            " Some tables are row-filtered (list_tables marks them): every query sees only the \
-             rows you are allowed, whatever its WHERE.",
-        );
-    }
-    s.push_str(&mode_instructions(engine));
-    let warnings = engine.backend().role_warnings();
-    if !engine.mode().writes() && !warnings.is_empty() {
-        s.push_str(&format!(
-            " WARNING: the database role can write ({}); sqlgate still refuses anything but reads, \
-             but the operator should connect with a read-only role.",
-            warnings.join("; ")
-        ));
-    }
-    s
-}
-
-/// What the instructions say about the mode: which tables run_mutation may modify, and who
-/// approves.
-fn mode_instructions(engine: &Engine) -> String {
-    let mode = engine.mode();
-    if !mode.writes() {
-        return format!(" Mode: {} (reads only; no mutation tool).", mode.as_str());
-    }
-    let tables = engine.writable_tables();
-    let who = match mode {
-        crate::gate::mode::Mode::Safe => {
-            "every mutation is previewed and needs the user's approval"
-        }
-        crate::gate::mode::Mode::DeleteSafe => {
-            "every mutation is previewed; deletes need the user's approval"
-        }
-        _ => "every mutation is previewed and commits without approval",
-    };
-    format!(
-        " Mode: {} ({who}). run_mutation may modify: {}. run_query never writes.",
-        mode.as_str(),
-        if tables.is_empty() {
-            "no table".to_string()
-        } else {
-            tables.join(", ")
-        }
-    )
-}
-
-/// Output of `server_info`: what the server is, never where its database is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ServerInfoOutput {
-    /// sqlgate's version.
-    pub sqlgate_version: String,
-    /// The SQL dialect the guard parses.
-    pub dialect: String,
-    /// The kind of database (`sqlite`, `postgres` or `duckdb`), never its URL.
-    pub database: String,
-    /// `read_only`, `safe`, `delete_safe` or `full_access`.
-    pub mode: String,
-    /// `run_query`'s row cap; null for none.
-    pub row_cap: Option<u64>,
-    /// The statement timeout, in milliseconds.
-    pub statement_timeout_ms: u64,
-    /// The principal this session is served as; absent when the server has no principals.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub principal: Option<String>,
-    /// The audit log.
-    pub audit: AuditInfo,
-}
-
-/// Where the audit log goes and where its chain stands.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct AuditInfo {
-    /// `file` or `stderr`.
-    pub sink: String,
-    /// `jsonl` or `otel`.
-    pub format: String,
-    /// The next `seq` and the last line's hash; null when the writer has stopped.
-    pub chain: Option<ChainInfo>,
-}
-
-/// The audit chain's position.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ChainInfo {
-    /// `seq` of the next record.
-    pub next_seq: u64,
-    /// SHA-256 (hex) of the last line written; null before the first.
-    pub last_hash: Option<String>,
 }
 
 fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
