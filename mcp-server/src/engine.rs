@@ -15,10 +15,10 @@ use sqlgate::{Dialect, Guard, Policy, QueryClass, Vars, Verdict};
 
 use crate::backend::cost::CostCap;
 use crate::backend::{to_catalog, Backend, DbError, QueryLimits, ResultColumn, TableDetail};
+use crate::hints;
 use crate::mode::Mode;
 use crate::tool_error::ToolError;
 use crate::writable::writable_tables;
-use crate::{db_hints, hints};
 
 /// One table in `list_tables`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -514,14 +514,7 @@ impl Engine {
         };
         let duration_ms = (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
         match result {
-            Err(e) => {
-                let mut error = ToolError::from_db(&e);
-                if error.hint.is_none() {
-                    error.hint =
-                        db_hints::for_engine_error(guard.policy().dialect, &e, &approved.sql);
-                }
-                (Err(error), trace)
-            }
+            Err(e) => (Err(ToolError::from_db(&e)), trace),
             Ok(r) => (
                 Ok(RunQueryOutput {
                     row_count: r.rows.len(),

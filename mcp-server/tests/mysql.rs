@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::backend::mysql::MysqlBackend;
-use sqlgate_mcp::backend::{Backend, QueryLimits};
+use sqlgate_mcp::backend::{Backend, Database, QueryLimits};
 use sqlgate_mcp::engine::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
 
