@@ -2,6 +2,7 @@
 //! into the text DuckDB prints for them.
 
 use duckdb::arrow::array::{Array, AsArray};
+use duckdb::arrow::datatypes::DataType;
 
 /// The `N` bytes of a fixed-size binary value, or `None` for another layout.
 pub(super) fn fixed<const N: usize>(array: &dyn Array, row: usize) -> Option<[u8; N]> {

@@ -1,8 +1,9 @@
-//! PostgreSQL backend: a deadpool connection pool; approved SQL runs through the extended protocol
-//! only (parse + bind, one statement; never the simple-query protocol, which only our own constant
-//! BEGIN / SET LOCAL / COMMIT / ROLLBACK use) inside `BEGIN READ ONLY` with
-//! `SET LOCAL statement_timeout`, and is always rolled back. Requests are pipelined: a read or an
-//! EXPLAIN costs one round trip (a read that returns no row two), a mutation two.
+//! PostgreSQL backend: a deadpool connection pool (`tls` reads libpq's `sslmode`). Approved SQL
+//! runs through the extended protocol only, inside a transaction with `SET LOCAL
+//! statement_timeout`: reads (`read`) in `BEGIN READ ONLY`, always rolled back; mutations
+//! (`write`) in `BEGIN READ WRITE`. `introspect` reads the system catalogs, `plan` the planner's
+//! estimate, `render` decodes values from the binary wire format, `error` maps SQLSTATEs to
+//! stable codes and `hints` turns them into advice for the agent.
 
 mod error;
 pub mod hints;
