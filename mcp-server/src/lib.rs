@@ -13,8 +13,6 @@ pub mod audit;
 pub mod backend;
 pub mod codes;
 pub mod config;
-pub mod db_hints;
 pub mod gate;
-pub mod render;
 pub mod tools;
 pub mod transport;

@@ -164,16 +164,18 @@ async fn check_writes(engine: &Engine) -> Result<(), String> {
             tables.join(", ")
         }
     );
-    if let Backend::Postgres(pg) = engine.backend() {
-        let classes = engine
-            .policy()
-            .writes
-            .as_ref()
-            .map(|w| w.classes.clone())
-            .unwrap_or_default();
-        for w in pg.check_write_privileges(&tables, &classes).await? {
-            eprintln!("sqlgate-mcp: WARNING: {w}; sqlgate lets mutations modify only the tables above, but the operator should grant the role no more than that.");
-        }
+    let classes = engine
+        .policy()
+        .writes
+        .as_ref()
+        .map(|w| w.classes.clone())
+        .unwrap_or_default();
+    for w in engine
+        .backend()
+        .check_write_privileges(&tables, &classes)
+        .await?
+    {
+        eprintln!("sqlgate-mcp: WARNING: {w}; sqlgate lets mutations modify only the tables above, but the operator should grant the role no more than that.");
     }
     Ok(())
 }

@@ -18,23 +18,9 @@ use crate::gate::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, DEFAULT_ST
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Default PostgreSQL pool size.
 pub const DEFAULT_POOL_SIZE: usize = 8;
-/// Default `--duckdb-threads`: a server shares its machine.
-pub const DEFAULT_DUCKDB_THREADS: u64 = 2;
+pub use crate::backend::options::DEFAULT_DUCKDB_THREADS;
 
-/// Where the data comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    /// The embedded sample database.
-    Demo,
-    /// A SQLite file, opened read-only.
-    Sqlite(PathBuf),
-    /// A PostgreSQL URL (kept out of every message).
-    Postgres(String),
-    /// A MySQL / MariaDB URL, `mysql://` or `mariadb://` (kept out of every message).
-    Mysql(String),
-    /// A DuckDB file, opened read-only (served only when built with the feature `duckdb`).
-    Duckdb(PathBuf),
-}
+pub use crate::backend::connect::Source;
 
 /// Fully resolved `serve` settings.
 #[derive(Debug, Clone)]
@@ -96,32 +82,7 @@ pub struct ServeConfig {
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
 pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
-    let u = url.trim();
-    if let Some(rest) = u.strip_prefix("sqlite:") {
-        let path = rest.strip_prefix("//").unwrap_or(rest);
-        if path.is_empty() {
-            return Err(ConfigError("sqlite: URL has no path".into()));
-        }
-        return Ok(Source::Sqlite(PathBuf::from(path)));
-    }
-    if let Some(rest) = u.strip_prefix("duckdb:") {
-        let path = rest.strip_prefix("//").unwrap_or(rest);
-        if path.is_empty() {
-            return Err(ConfigError("duckdb: URL has no path".into()));
-        }
-        return Ok(Source::Duckdb(PathBuf::from(path)));
-    }
-    if u.starts_with("postgres://") || u.starts_with("postgresql://") {
-        return Ok(Source::Postgres(u.to_string()));
-    }
-    if u.starts_with("mysql://") || u.starts_with("mariadb://") {
-        return Ok(Source::Mysql(u.to_string()));
-    }
-    Err(ConfigError(
-        "database URL must start with postgres://, postgresql://, mysql://, mariadb://, sqlite: or \
-         duckdb:"
-            .into(),
-    ))
+    Source::parse(url).map_err(|e| ConfigError(e.to_string()))
 }
 
 /// Merges the settings file (if any) with the flags; flags win.

@@ -66,7 +66,8 @@ impl ToolError {
             DbErrorCode::DatabaseUnavailable => {
                 Some("the database is unreachable right now; retry the same call later".to_string())
             }
-            DbErrorCode::DatabaseError => None,
+            // The engine's hint for its own error (`Database::hint`), when it knows one.
+            DbErrorCode::DatabaseError => e.hint.clone(),
             DbErrorCode::RoleNotReadOnly => {
                 Some("the operator must connect with a read-only database role".to_string())
             }

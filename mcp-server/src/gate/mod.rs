@@ -20,7 +20,6 @@ use sqlgate::{Guard, Policy, ReadAccess, Vars, Verdict};
 
 use crate::backend::cost::CostCap;
 use crate::backend::{Backend, DbError, QueryLimits, TableDetail};
-use crate::db_hints;
 use crate::gate::catalog::{build_snapshot, Snapshot};
 use crate::gate::error::ToolError;
 use crate::gate::mode::Mode;
@@ -355,14 +354,7 @@ impl Engine {
         };
         let duration_ms = (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
         match result {
-            Err(e) => {
-                let mut error = ToolError::from_db(&e);
-                if error.hint.is_none() {
-                    error.hint =
-                        db_hints::for_engine_error(guard.policy().dialect, &e, &approved.sql);
-                }
-                (Err(error), trace)
-            }
+            Err(e) => (Err(ToolError::from_db(&e)), trace),
             Ok(r) => (
                 Ok(RunQueryOutput {
                     row_count: r.rows.len(),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use mysql_async::prelude::Queryable;
 use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::backend::mysql::MysqlBackend;
-use sqlgate_mcp::backend::{Backend, QueryLimits};
+use sqlgate_mcp::backend::{Backend, Database, QueryLimits};
 use sqlgate_mcp::gate::{Engine, EngineConfig};
 
 use crate::server::{admin, chinook_url, engine, with_database};

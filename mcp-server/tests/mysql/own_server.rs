@@ -7,6 +7,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use sqlgate_mcp::backend::mysql::MysqlBackend;
+use sqlgate_mcp::backend::Database;
 
 use crate::server::{chinook_url, engine};
 

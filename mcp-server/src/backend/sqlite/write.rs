@@ -4,8 +4,12 @@
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
-use super::sqlite::{map_err, value_of, SqliteBackend};
-use super::{Collector, DbError, DbErrorCode, Finish, MutationRun, QueryLimits};
+use super::error::map_err;
+use super::read::value_of;
+use super::SqliteBackend;
+use crate::backend::{
+    interruptible, Collector, DbError, DbErrorCode, Finish, MutationRun, QueryLimits,
+};
 
 fn connect_read_write(backend: &SqliteBackend) -> Result<Connection, DbError> {
     if !backend.writable {
@@ -72,7 +76,7 @@ fn transaction(
 
 impl SqliteBackend {
     /// Executes an approved mutation; commits only when `finish` says so for its count.
-    pub async fn mutate(
+    pub(super) async fn write(
         &self,
         sql: &str,
         limits: QueryLimits,
@@ -81,7 +85,7 @@ impl SqliteBackend {
         let conn = connect_read_write(self)?;
         let interrupt = conn.get_interrupt_handle();
         let sql = sql.to_string();
-        super::interruptible(
+        interruptible(
             limits.timeout,
             move || interrupt.interrupt(),
             move || transaction(&conn, &sql, limits, finish),

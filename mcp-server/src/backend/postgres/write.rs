@@ -2,10 +2,10 @@
 //! never the simple-query protocol) in `BEGIN READ WRITE` with `SET LOCAL statement_timeout`,
 //! counting the rows it touches; and the startup check of what the role may write.
 
-use super::postgres::{
-    begin_and_prepare, collect_rows, map_err, pool_err, settle, PgBackend, GRACE,
-};
-use super::{DbError, Finish, MutationRun, QueryLimits};
+use super::error::{map_err, pool_err};
+use super::read::{begin_and_prepare, collect_rows, settle, GRACE};
+use super::PgBackend;
+use crate::backend::{DbError, Finish, MutationRun, QueryLimits};
 
 /// Privileges a mutation class needs on its target.
 pub fn privileges_for(class: sqlgate::QueryClass) -> &'static [&'static str] {
@@ -19,7 +19,7 @@ pub fn privileges_for(class: sqlgate::QueryClass) -> &'static [&'static str] {
 impl PgBackend {
     /// Executes an approved mutation in a read-write transaction; commits only when `finish`
     /// says so for the count it touched, otherwise rolls back.
-    pub async fn mutate(
+    pub(super) async fn write(
         &self,
         sql: &str,
         limits: QueryLimits,
@@ -62,7 +62,7 @@ impl PgBackend {
 
     /// Checks that the role holds what `classes` need on every table of `writable`
     /// (`schema.table`); returns warnings about what it may write beyond them.
-    pub async fn check_write_privileges(
+    pub(super) async fn write_privileges(
         &self,
         writable: &[String],
         classes: &[sqlgate::QueryClass],
@@ -87,7 +87,7 @@ impl PgBackend {
             }
         }
         let mut warnings: Vec<String> = self
-            .role_warnings()
+            .warnings
             .iter()
             .filter(|w| w.contains("superuser") || w.contains("create"))
             .cloned()

@@ -12,6 +12,8 @@ use postgres_protocol::types as pt;
 use serde_json::{Map, Value};
 use tokio_postgres::types::{FromSql, Kind, Type};
 
+use crate::backend::interval::iso_interval;
+
 /// A column value captured raw, whatever its type.
 #[derive(Debug)]
 pub struct RawValue<'a> {
@@ -80,49 +82,6 @@ fn time_of(micros: i64) -> String {
         return "24:00:00".to_string();
     }
     t.format("%H:%M:%S%.f").to_string()
-}
-
-/// An ISO 8601 duration for a PostgreSQL interval.
-pub fn iso_interval(months: i32, days: i32, micros: i64) -> String {
-    if months == 0 && days == 0 && micros == 0 {
-        return "PT0S".to_string();
-    }
-    let mut s = String::from("P");
-    let (y, m) = (months / 12, months % 12);
-    if y != 0 {
-        s.push_str(&format!("{y}Y"));
-    }
-    if m != 0 {
-        s.push_str(&format!("{m}M"));
-    }
-    if days != 0 {
-        s.push_str(&format!("{days}D"));
-    }
-    if micros != 0 {
-        s.push('T');
-        let h = micros / 3_600_000_000;
-        let rest = micros % 3_600_000_000;
-        let min = rest / 60_000_000;
-        let us = rest % 60_000_000;
-        if h != 0 {
-            s.push_str(&format!("{h}H"));
-        }
-        if min != 0 {
-            s.push_str(&format!("{min}M"));
-        }
-        if us != 0 {
-            let secs = us / 1_000_000;
-            let frac = (us % 1_000_000).abs();
-            if frac == 0 {
-                s.push_str(&format!("{secs}S"));
-            } else {
-                let sign = if us < 0 && secs == 0 { "-" } else { "" };
-                let f = format!("{frac:06}");
-                s.push_str(&format!("{sign}{secs}.{}S", f.trim_end_matches('0')));
-            }
-        }
-    }
-    s
 }
 
 /// Decodes a binary numeric into its exact decimal text.
@@ -260,10 +219,6 @@ pub fn render(ty: &Type, raw: Option<&[u8]>) -> Value {
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
-)]
 fn decode(ty: &Type, raw: &[u8]) -> Option<Value> {
     match ty.kind() {
         Kind::Array(elem) => return array(elem, raw),
@@ -273,6 +228,27 @@ fn decode(ty: &Type, raw: &[u8]) -> Option<Value> {
         Kind::Range(sub) => return range(sub, raw),
         _ => {}
     }
+    match *ty {
+        Type::DATE
+        | Type::TIME
+        | Type::TIMETZ
+        | Type::TIMESTAMP
+        | Type::TIMESTAMPTZ
+        | Type::INTERVAL => temporal(ty, raw),
+        Type::INET
+        | Type::CIDR
+        | Type::MACADDR
+        | Type::MACADDR8
+        | Type::MONEY
+        | Type::BIT
+        | Type::VARBIT
+        | Type::POINT => special(ty, raw),
+        _ => scalar(ty, raw),
+    }
+}
+
+/// Booleans, numbers, text, JSON, uuid and bytea.
+fn scalar(ty: &Type, raw: &[u8]) -> Option<Value> {
     let v = match *ty {
         Type::BOOL => Value::Bool(*raw.first()? != 0),
         Type::INT2 => Value::from(i16::from_sql(ty, raw).ok()?),
@@ -300,6 +276,14 @@ fn decode(ty: &Type, raw: &[u8]) -> Option<Value> {
         Type::JSONB => serde_json::from_slice(raw.get(1..)?).ok()?,
         Type::UUID => Value::String(uuid::Uuid::from_slice(raw).ok()?.hyphenated().to_string()),
         Type::BYTEA => Value::String(b64(raw)),
+        _ => return None,
+    };
+    Some(v)
+}
+
+/// Dates, times, timestamps and intervals.
+fn temporal(ty: &Type, raw: &[u8]) -> Option<Value> {
+    let v = match *ty {
         Type::DATE => {
             let days = be_i32(raw, 0)?;
             match days {
@@ -343,6 +327,14 @@ fn decode(ty: &Type, raw: &[u8]) -> Option<Value> {
             be_i32(raw, 8)?,
             be_i64(raw, 0)?,
         )),
+        _ => return None,
+    };
+    Some(v)
+}
+
+/// Network addresses, money, bit strings and points.
+fn special(ty: &Type, raw: &[u8]) -> Option<Value> {
+    let v = match *ty {
         Type::INET => Value::String(inet(raw, false)?),
         Type::CIDR => Value::String(inet(raw, true)?),
         Type::MACADDR | Type::MACADDR8 => Value::String(
@@ -459,13 +451,6 @@ fn range(sub: &Type, raw: &[u8]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn intervals() {
-        assert_eq!(iso_interval(14, 3, 3_723_500_000), "P1Y2M3DT1H2M3.5S");
-        assert_eq!(iso_interval(0, 0, 0), "PT0S");
-        assert_eq!(iso_interval(0, 1, 0), "P1D");
-    }
 
     #[test]
     fn numerics() {
