@@ -173,7 +173,8 @@ async fn check_writes(engine: &Engine) -> Result<(), String> {
     for w in engine
         .backend()
         .check_write_privileges(&tables, &classes)
-        .await?
+        .await
+        .map_err(|e| e.to_string())?
     {
         eprintln!("sqlgate-mcp: WARNING: {w}; sqlgate lets mutations modify only the tables above, but the operator should grant the role no more than that.");
     }

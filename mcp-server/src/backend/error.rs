@@ -94,8 +94,9 @@ impl std::error::Error for DbError {}
 pub enum ConnectError {
     /// The database refused the connection or could not be reached.
     Database(DbError),
-    /// The settings ask for what this engine or build cannot do (DuckDB in a write mode, a build
-    /// without DuckDB), or the demo's temporary database could not be made.
+    /// The settings ask for what this engine, build or role cannot do (DuckDB in a write mode, a
+    /// build without DuckDB, a write mode whose tables the role may not write), or the demo's
+    /// temporary database could not be made.
     Setup(String),
 }
 

@@ -99,7 +99,7 @@ pub trait Database: Send + Sync {
         &self,
         _writable: &[String],
         _classes: &[QueryClass],
-    ) -> impl Future<Output = Result<Vec<String>, String>> + Send {
+    ) -> impl Future<Output = Result<Vec<String>, ConnectError>> + Send {
         std::future::ready(Ok(Vec::new()))
     }
 }
@@ -187,7 +187,7 @@ impl Backend {
         &self,
         writable: &[String],
         classes: &[QueryClass],
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, ConnectError> {
         each_engine!(self, db => db.check_write_privileges(writable, classes).await)
     }
 

@@ -24,7 +24,8 @@ use self::error::{map_err, pool_err};
 use self::tls::{sslmode, tls_config, TlsMode};
 use crate::backend::cost::Estimate;
 use crate::backend::{
-    Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
+    ConnectError, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
+    TableDetail,
 };
 
 /// A pooled PostgreSQL database.
@@ -171,7 +172,7 @@ impl Database for PgBackend {
         &self,
         writable: &[String],
         classes: &[QueryClass],
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, ConnectError> {
         self.write_privileges(writable, classes).await
     }
 }

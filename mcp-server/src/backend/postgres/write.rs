@@ -5,7 +5,7 @@
 use super::error::{map_err, pool_err};
 use super::read::{begin_and_prepare, collect_rows, settle, GRACE};
 use super::PgBackend;
-use crate::backend::{DbError, Finish, MutationRun, QueryLimits};
+use crate::backend::{ConnectError, DbError, Finish, MutationRun, QueryLimits};
 
 /// Privileges a mutation class needs on its target.
 pub fn privileges_for(class: sqlgate::QueryClass) -> &'static [&'static str] {
@@ -66,8 +66,8 @@ impl PgBackend {
         &self,
         writable: &[String],
         classes: &[sqlgate::QueryClass],
-    ) -> Result<Vec<String>, String> {
-        let rows = self.table_privileges().await.map_err(|e| e.to_string())?;
+    ) -> Result<Vec<String>, ConnectError> {
+        let rows = self.table_privileges().await?;
         let needed: Vec<&str> = classes
             .iter()
             .flat_map(|c| privileges_for(*c))
@@ -77,10 +77,10 @@ impl PgBackend {
         for (name, held) in &rows {
             if writable.contains(name) {
                 if let Some(p) = needed.iter().find(|p| !held.contains(&p.to_string())) {
-                    return Err(format!(
+                    return Err(ConnectError::Setup(format!(
                         "the database role lacks {p} on {name}, which the policy's `writes` lets \
                          mutations modify: GRANT {p} ON {name} TO the role, or narrow `writes`"
-                    ));
+                    )));
                 }
             } else if !held.is_empty() {
                 others.push(name.clone());
