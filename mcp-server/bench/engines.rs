@@ -283,7 +283,7 @@ impl Direct for Duckdb {
     }
 }
 
-/// The DuckDB Chinook built into `dir` from the SQLite Chinook (as `tests/duckdb.rs` builds it),
+/// The DuckDB Chinook built into `dir` from the SQLite Chinook (as the DuckDB tests build it),
 /// or skipped without the corpus.
 #[cfg(feature = "duckdb")]
 pub async fn duckdb(sqlite: Option<&Path>, dir: &Path) -> Result<Option<Target<Duckdb>>, Error> {
