@@ -99,72 +99,105 @@ pub struct Rejection {
     pub error: GuardError,
 }
 
-/// The verdict in its JSON shape (ARCHITECTURE.md, "Verdict contract"): `allowed` plus either the approved fields or `error`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Verdict {
-    /// True when the payload may run (as `sql`).
-    pub allowed: bool,
-    /// The SQL to execute (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sql: Option<String>,
-    /// Most privileged class among the payload's statements.
-    pub query_class: QueryClass,
-    /// Number of statements in the payload.
-    pub statement_count: usize,
-    /// Tables read (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables: Option<Vec<String>>,
-    /// Columns read, when a catalog resolved them (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub columns: Option<Vec<String>>,
-    /// Functions called (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub functions: Option<Vec<String>>,
-    /// Row cap outcome (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<LimitInfo>,
-    /// Row filters applied (allowed only, when any was).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub row_filters: Option<Vec<String>>,
-    /// Why the payload was refused (refused only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<GuardError>,
+/// Declares a verdict type, the JSON shape of one entry point's answer: `allowed`, `sql`,
+/// `query_class`, `statement_count`, the entry point's own fields (each present when allowed
+/// only), `row_filters` and `error`, in this order (the JSON's); with the verdict of a refusal,
+/// the JSON Schema and `to_json`. Both verdicts are declared by it, so that what they share is
+/// written once.
+macro_rules! verdict_type {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(#[$allowed_meta:meta])*
+            allowed,
+            $($(#[$field_meta:meta])* $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+        pub struct $name {
+            $(#[$allowed_meta])*
+            pub allowed: bool,
+            /// The SQL to execute (allowed only).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub sql: Option<String>,
+            /// Most privileged class among the payload's statements.
+            pub query_class: QueryClass,
+            /// Number of statements in the payload.
+            pub statement_count: usize,
+            $(
+                $(#[$field_meta])*
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub $field: Option<$ty>,
+            )*
+            /// Row filters applied (allowed only, when any was).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub row_filters: Option<Vec<String>>,
+            /// Why the payload was refused (refused only).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub error: Option<GuardError>,
+        }
+
+        impl $name {
+            /// The JSON Schema of this verdict (the shape `to_json` writes).
+            pub fn json_schema() -> serde_json::Value {
+                schema_of::<$name>()
+            }
+
+            /// The verdict as a JSON string (ARCHITECTURE.md, "Verdict contract").
+            pub fn to_json(&self) -> String {
+                json_of(self)
+            }
+
+            /// The verdict of a refusal: its class, statement count and error, nothing else.
+            fn refused(r: Rejection) -> Self {
+                $name {
+                    allowed: false,
+                    sql: None,
+                    query_class: r.query_class,
+                    statement_count: r.statement_count,
+                    $($field: None,)*
+                    row_filters: None,
+                    error: Some(r.error),
+                }
+            }
+        }
+    };
 }
 
-/// The verdict of [`crate::Guard::check_mutation`] in its JSON shape: `allowed` plus either the
-/// approved mutation's fields or `error`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct MutationVerdict {
-    /// True when the mutation may run (as `sql`).
-    pub allowed: bool,
-    /// The SQL to execute (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sql: Option<String>,
-    /// Most privileged class among the payload's statements.
-    pub query_class: QueryClass,
-    /// Number of statements in the payload.
-    pub statement_count: usize,
-    /// The table modified (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
-    /// Tables read (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables_read: Option<Vec<String>>,
-    /// Columns written (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub columns_written: Option<Vec<String>>,
-    /// Functions called (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub functions: Option<Vec<String>>,
-    /// Whether a condition restricts the rows touched (allowed only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub has_where: Option<bool>,
-    /// Row filters applied (allowed only, when any was).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub row_filters: Option<Vec<String>>,
-    /// Why the payload was refused (refused only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<GuardError>,
+verdict_type! {
+    /// The verdict in its JSON shape (ARCHITECTURE.md, "Verdict contract"): `allowed` plus either the approved fields or `error`.
+    pub struct Verdict {
+        /// True when the payload may run (as `sql`).
+        allowed,
+        /// Tables read (allowed only).
+        tables: Vec<String>,
+        /// Columns read, when a catalog resolved them (allowed only).
+        columns: Vec<String>,
+        /// Functions called (allowed only).
+        functions: Vec<String>,
+        /// Row cap outcome (allowed only).
+        limit: LimitInfo,
+    }
+}
+
+verdict_type! {
+    /// The verdict of [`crate::Guard::check_mutation`] in its JSON shape: `allowed` plus either the
+    /// approved mutation's fields or `error`.
+    pub struct MutationVerdict {
+        /// True when the mutation may run (as `sql`).
+        allowed,
+        /// The table modified (allowed only).
+        target: String,
+        /// Tables read (allowed only).
+        tables_read: Vec<String>,
+        /// Columns written (allowed only).
+        columns_written: Vec<String>,
+        /// Functions called (allowed only).
+        functions: Vec<String>,
+        /// Whether a condition restricts the rows touched (allowed only).
+        has_where: bool,
+    }
 }
 
 impl From<Result<ApprovedMutation, Rejection>> for MutationVerdict {
@@ -183,32 +216,8 @@ impl From<Result<ApprovedMutation, Rejection>> for MutationVerdict {
                 row_filters: non_empty(a.row_filters),
                 error: None,
             },
-            Err(r) => MutationVerdict {
-                allowed: false,
-                sql: None,
-                query_class: r.query_class,
-                statement_count: r.statement_count,
-                target: None,
-                tables_read: None,
-                columns_written: None,
-                functions: None,
-                has_where: None,
-                row_filters: None,
-                error: Some(r.error),
-            },
+            Err(r) => MutationVerdict::refused(r),
         }
-    }
-}
-
-impl MutationVerdict {
-    /// The JSON Schema of the mutation verdict (the shape `to_json` writes).
-    pub fn json_schema() -> serde_json::Value {
-        schema_of::<MutationVerdict>()
-    }
-
-    /// The verdict as a JSON string.
-    pub fn to_json(&self) -> String {
-        json_of(self)
     }
 }
 
@@ -221,41 +230,14 @@ impl From<Result<Approved, Rejection>> for Verdict {
                 query_class: a.query_class,
                 statement_count: a.statement_count,
                 tables: Some(a.tables),
-                columns: if a.columns.is_empty() {
-                    None
-                } else {
-                    Some(a.columns)
-                },
+                columns: non_empty(a.columns),
                 functions: Some(a.functions),
                 limit: Some(a.limit),
                 row_filters: non_empty(a.row_filters),
                 error: None,
             },
-            Err(r) => Verdict {
-                allowed: false,
-                sql: None,
-                query_class: r.query_class,
-                statement_count: r.statement_count,
-                tables: None,
-                columns: None,
-                functions: None,
-                limit: None,
-                row_filters: None,
-                error: Some(r.error),
-            },
+            Err(r) => Verdict::refused(r),
         }
-    }
-}
-
-impl Verdict {
-    /// The JSON Schema of the verdict (the shape `to_json` writes).
-    pub fn json_schema() -> serde_json::Value {
-        schema_of::<Verdict>()
-    }
-
-    /// The verdict as a JSON string (ARCHITECTURE.md, "Verdict contract").
-    pub fn to_json(&self) -> String {
-        json_of(self)
     }
 }
 

@@ -227,6 +227,7 @@ const MUTATIONS: &[&str] = &[
     "INSERT INTO invoice_line VALUES (99999, 1, 1, 0.99, 1) RETURNING *",
 ];
 
+#[derive(Default)]
 struct Outcome {
     compared: usize,
     /// Different rows only where a top-level LIMIT picks among ties: without the LIMIT, both
@@ -368,16 +369,8 @@ fn same_without_limit(
     )
 }
 
-#[test]
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
-)]
-fn row_filters_match_postgres_row_level_security() {
-    let Some(dir) = corpus_dir() else { return };
-    let Some(mut client) = common::chinook_client("row filters vs RLS") else {
-        return;
-    };
+/// The role the RLS side runs as (created once; it outlives the rolled-back transactions).
+fn create_tenant_role(client: &mut postgres::Client) {
     client
         .batch_execute(&format!(
             "DO $$ BEGIN
@@ -388,8 +381,11 @@ fn row_filters_match_postgres_row_level_security() {
              END $$;"
         ))
         .expect("tenant role");
-    let guard = Guard::new(Policy::from_json(POLICY).expect("policy")).expect("guard");
+}
 
+/// The reads compared, `(label, sql)`: the Chinook gold queries (their number is returned too),
+/// the Chinook reads of the MCP server's PostgreSQL tests and the escape attempts.
+fn reads_of(dir: &std::path::Path) -> (Vec<(String, String)>, usize) {
     let mut reads: Vec<(String, String)> =
         read_jsonl(&dir.join("chinook/chinook_gold_postgres.jsonl"))
             .iter()
@@ -401,7 +397,6 @@ fn row_filters_match_postgres_row_level_security() {
             })
             .collect();
     let gold = reads.len();
-    // The Chinook reads of the MCP server's PostgreSQL tests.
     reads.push(("mcp-1".into(), "SELECT email FROM customer".into()));
     reads.push((
         "mcp-2".into(),
@@ -410,15 +405,64 @@ fn row_filters_match_postgres_row_level_security() {
     for (i, sql) in ESCAPES.iter().enumerate() {
         reads.push((format!("escape-{:03}", i + 1), (*sql).to_string()));
     }
+    (reads, gold)
+}
 
-    let mut out = Outcome {
-        compared: 0,
-        ties: Vec::new(),
-        refused: BTreeMap::new(),
-        both_failed: 0,
-        differences: Vec::new(),
-        false_refusals: Vec::new(),
+impl Outcome {
+    /// Prints every refusal, difference, tie and false refusal, and the totals.
+    fn print(&self, reads: usize, gold: usize) {
+        let refused: usize = self.refused.values().map(Vec::len).sum();
+        let gold_refused = self
+            .refused
+            .values()
+            .flatten()
+            .filter(|l| l.starts_with("chinook-"))
+            .count();
+        for (reason, labels) in &self.refused {
+            println!(
+                "refused {}x: {reason}\n    {}",
+                labels.len(),
+                labels.join(", ")
+            );
+        }
+        for d in &self.differences {
+            println!("DIFFERENCE {d}");
+        }
+        if !self.ties.is_empty() {
+            println!(
+                "tied at the LIMIT (same rows without it) {}x: {}",
+                self.ties.len(),
+                self.ties.join(", ")
+            );
+        }
+        for f in &self.false_refusals {
+            println!("FALSE REFUSAL {f}");
+        }
+        let total = (reads + MUTATIONS.len()) * TENANTS.len();
+        println!(
+            "row filters vs RLS: {reads} queries ({gold} gold, {} escape attempts, {} mutations) x {} tenants = {total} checks, {refused} refused (by guard; {gold_refused} gold), {} compared ({} more tied at a LIMIT), {} failed on both sides, {} false refusals, {} differences",
+            ESCAPES.len(),
+            MUTATIONS.len(),
+            TENANTS.len(),
+            self.compared,
+            self.ties.len(),
+            self.both_failed,
+            self.false_refusals.len(),
+            self.differences.len()
+        );
+    }
+}
+
+#[test]
+fn row_filters_match_postgres_row_level_security() {
+    let Some(dir) = corpus_dir() else { return };
+    let Some(mut client) = common::chinook_client("row filters vs RLS") else {
+        return;
     };
+    create_tenant_role(&mut client);
+    let guard = Guard::new(Policy::from_json(POLICY).expect("policy")).expect("guard");
+    let (reads, gold) = reads_of(&dir);
+    let mut out = Outcome::default();
     for tenant in TENANTS {
         client.batch_execute("BEGIN").expect("begin");
         client.batch_execute(RLS_SETUP).expect("RLS setup");
@@ -434,48 +478,7 @@ fn row_filters_match_postgres_row_level_security() {
         }
         client.batch_execute("ROLLBACK").expect("rollback");
     }
-
-    let refused: usize = out.refused.values().map(Vec::len).sum();
-    let gold_refused: Vec<&String> = out
-        .refused
-        .values()
-        .flatten()
-        .filter(|l| l.starts_with("chinook-"))
-        .collect();
-    for (reason, labels) in &out.refused {
-        println!(
-            "refused {}x: {reason}\n    {}",
-            labels.len(),
-            labels.join(", ")
-        );
-    }
-    for d in &out.differences {
-        println!("DIFFERENCE {d}");
-    }
-    if !out.ties.is_empty() {
-        println!(
-            "tied at the LIMIT (same rows without it) {}x: {}",
-            out.ties.len(),
-            out.ties.join(", ")
-        );
-    }
-    for f in &out.false_refusals {
-        println!("FALSE REFUSAL {f}");
-    }
-    let total = (reads.len() + MUTATIONS.len()) * TENANTS.len();
-    println!(
-        "row filters vs RLS: {} queries ({gold} gold, {} escape attempts, {} mutations) x {} tenants = {total} checks, {refused} refused (by guard; {} gold), {} compared ({} more tied at a LIMIT), {} failed on both sides, {} false refusals, {} differences",
-        reads.len(),
-        ESCAPES.len(),
-        MUTATIONS.len(),
-        TENANTS.len(),
-        gold_refused.len(),
-        out.compared,
-        out.ties.len(),
-        out.both_failed,
-        out.false_refusals.len(),
-        out.differences.len()
-    );
+    out.print(reads.len(), gold);
     assert!(
         out.differences.is_empty(),
         "{} differences",

@@ -38,15 +38,63 @@ fn check_mismatches(check: &Value, verdict: &Value) -> Vec<String> {
     out
 }
 
-#[test]
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
-)]
-fn shared_vectors() {
-    let dir = common::repo_root().join("tests/vectors");
-    let bless = std::env::var("SQLGATE_BLESS").is_ok_and(|v| v == "1");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+/// What the vectors reached: they promise every refusal code a guard can produce, every class,
+/// every dialect and every limit action.
+#[derive(Default)]
+struct Coverage {
+    total: usize,
+    codes: BTreeSet<String>,
+    classes: BTreeSet<String>,
+    dialects: BTreeSet<sqlgate::Dialect>,
+    actions: BTreeSet<String>,
+}
+
+impl Coverage {
+    fn record(&mut self, verdict: &Value) {
+        let insert = |set: &mut BTreeSet<String>, value: &Value| {
+            if let Some(text) = value.as_str() {
+                set.insert(text.to_string());
+            }
+        };
+        insert(&mut self.codes, &verdict["error"]["code"]);
+        insert(&mut self.classes, &verdict["query_class"]);
+        insert(&mut self.actions, &verdict["limit"]["action"]);
+    }
+
+    fn assert_complete(&self) {
+        let total = self.total;
+        assert!(total >= 300, "only {total} vectors");
+        for code in ErrorCode::ALL {
+            let reachable = !matches!(code, ErrorCode::InternalRoundtrip | ErrorCode::BadRequest);
+            assert!(
+                !reachable || self.codes.contains(code.as_str()),
+                "no vector produces {code}"
+            );
+        }
+        for class in QueryClass::ALL {
+            assert!(
+                self.classes.contains(class.as_str()),
+                "no vector has class {class}"
+            );
+        }
+        assert_eq!(
+            self.dialects.len(),
+            sqlgate::Dialect::ALL.len(),
+            "dialects covered: {:?}",
+            self.dialects
+        );
+        assert_eq!(
+            self.actions.len(),
+            4,
+            "limit actions covered: {:?}",
+            self.actions
+        );
+    }
+}
+
+/// The `.jsonl` files of `dir`, sorted.
+fn vector_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
         .expect("tests/vectors")
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -54,39 +102,39 @@ fn shared_vectors() {
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no vectors in {}", dir.display());
+    files
+}
+
+/// One case's verdict, by the entry point it names (`"entry": "mutation"` rows are checked by
+/// the mutation entry point), in its JSON shape.
+fn verdict_of(case: &Value, coverage: &mut Coverage) -> Value {
+    let name = case["name"].as_str().unwrap_or_default();
+    let sql = case["sql"].as_str().unwrap_or_default();
+    let policy = policy_of(case);
+    coverage.dialects.insert(policy.dialect);
+    let guard = Guard::new(policy).unwrap_or_else(|e| panic!("{name}: {e}"));
+    if case["entry"] == "mutation" {
+        serde_json::to_value(guard.mutation_verdict(sql))
+    } else {
+        serde_json::to_value(guard.verdict(sql))
+    }
+    .expect("verdict serialises")
+}
+
+#[test]
+fn shared_vectors() {
+    let dir = common::repo_root().join("tests/vectors");
+    let bless = std::env::var("SQLGATE_BLESS").is_ok_and(|v| v == "1");
     let mut failures = Vec::new();
-    let (mut total, mut codes, mut classes, mut dialects, mut actions) = (
-        0,
-        BTreeSet::new(),
-        BTreeSet::new(),
-        BTreeSet::new(),
-        BTreeSet::new(),
-    );
-    for file in &files {
+    let mut coverage = Coverage::default();
+    for file in &vector_files(&dir) {
         let mut cases = common::read_jsonl(file);
         for case in &mut cases {
-            total += 1;
+            coverage.total += 1;
             let name = case["name"].as_str().unwrap_or_default().to_string();
-            let sql = case["sql"].as_str().unwrap_or_default();
-            let policy = policy_of(case);
-            dialects.insert(policy.dialect);
-            let guard = Guard::new(policy).unwrap_or_else(|e| panic!("{name}: {e}"));
-            // `"entry": "mutation"` rows are checked by the mutation entry point.
-            let verdict = if case["entry"] == "mutation" {
-                serde_json::to_value(guard.mutation_verdict(sql))
-            } else {
-                serde_json::to_value(guard.verdict(sql))
-            }
-            .expect("verdict serialises");
-            if let Some(code) = verdict["error"]["code"].as_str() {
-                codes.insert(code.to_string());
-            }
-            if let Some(class) = verdict["query_class"].as_str() {
-                classes.insert(class.to_string());
-            }
-            if let Some(action) = verdict["limit"]["action"].as_str() {
-                actions.insert(action.to_string());
-            }
+            let sql = case["sql"].as_str().unwrap_or_default().to_string();
+            let verdict = verdict_of(case, &mut coverage);
+            coverage.record(&verdict);
             let mismatches = check_mismatches(&case["check"], &verdict);
             if !mismatches.is_empty() {
                 failures.push(format!(
@@ -120,26 +168,5 @@ fn shared_vectors() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(total >= 300, "only {total} vectors");
-    // Coverage the vectors promise: every refusal code a guard can produce, every class,
-    // every dialect, every limit action.
-    for code in ErrorCode::ALL {
-        let reachable = !matches!(code, ErrorCode::InternalRoundtrip | ErrorCode::BadRequest);
-        assert!(
-            !reachable || codes.contains(code.as_str()),
-            "no vector produces {code}"
-        );
-    }
-    for class in QueryClass::ALL {
-        assert!(
-            classes.contains(class.as_str()),
-            "no vector has class {class}"
-        );
-    }
-    assert_eq!(
-        dialects.len(),
-        sqlgate::Dialect::ALL.len(),
-        "dialects covered: {dialects:?}"
-    );
-    assert_eq!(actions.len(), 4, "limit actions covered: {actions:?}");
+    coverage.assert_complete();
 }

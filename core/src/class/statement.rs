@@ -42,7 +42,9 @@ impl Visitor for ClassVisitor {
 /// The class of a statement's own kind, not counting what it contains.
 #[expect(
     clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+    reason = "an exhaustive match over sqlparser's Statement, one variant per line (rustfmt): none \
+              behind `_`, so that a statement kind a new sqlparser adds fails to compile until \
+              it is classed; splitting it would only hide variants behind a wildcard"
 )]
 fn base_class(statement: &Statement) -> QueryClass {
     use QueryClass::*;

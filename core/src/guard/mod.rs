@@ -1,9 +1,10 @@
 //! The guard: one policy compiled once, checking payloads through the whole pipeline.
 
-use sqlparser::ast::{Statement, UtilityOption};
+use sqlparser::ast::Statement;
 
 mod classify;
 mod mutation;
+mod read;
 mod read_access;
 mod self_check;
 
@@ -15,13 +16,12 @@ use crate::class::{class_of_unparsed, statement_class, QueryClass};
 use crate::dialect::Dialect;
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::functions::FunctionPolicy;
-use crate::limit;
 use crate::parse::{count_statements, parse_tokens, tokenize};
 use crate::policy::{Policy, PolicyError};
 use crate::precheck::{check_nul, check_size, check_token_count, check_tokens};
-use crate::rows::{rewrite_reads, Form, RowFilters, Vars};
-use crate::validate::{analyze, statement_keyword, Context};
-use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
+use crate::rows::{Form, RowFilters, Vars};
+use crate::validate::Context;
+use crate::verdict::{Approved, Rejection, Verdict};
 use crate::writes::WritePolicy;
 
 /// Stack kept free for the pipeline, plus a budget per token: a tree is at most one level per
@@ -382,63 +382,6 @@ impl Guard {
             error,
         }
     }
-
-    /// Validates one statement and applies the row cap to it.
-    fn check_statement(
-        &self,
-        statement: &mut Statement,
-        class: QueryClass,
-        max_rows: Option<u64>,
-    ) -> Result<(crate::validate::Analysis, LimitInfo), GuardError> {
-        let ctx = self.context();
-        if let Statement::Query(query) = statement {
-            let analysis = analyze(query, &ctx)?;
-            let limit = limit::apply(query, max_rows, self.policy.dialect)?;
-            return Ok((analysis, limit));
-        }
-        // Everything below refuses or is EXPLAIN: rare enough to compute the span up front
-        // (it walks the whole tree, a cost the common path does not pay).
-        let location = location_of(statement);
-        match statement {
-            Statement::Explain {
-                analyze: explain_analyze,
-                statement: inner,
-                options,
-                ..
-            } => {
-                let analyzes = *explain_analyze || options.as_deref().is_some_and(has_analyze);
-                if analyzes {
-                    return Err(GuardError::new(
-                        ErrorCode::ExplainAnalyze,
-                        Stage::Validate,
-                        "EXPLAIN ANALYZE executes the statement",
-                    )
-                    .with_hint("use EXPLAIN without ANALYZE, or run the query itself")
-                    .at(location));
-                }
-                if !self.policy.allow_explain {
-                    return Err(GuardError::new(
-                        ErrorCode::StatementNotAllowed,
-                        Stage::Validate,
-                        "EXPLAIN is not allowed by the policy",
-                    )
-                    .with_hint("run the query itself, without EXPLAIN")
-                    .at(location));
-                }
-                let Statement::Query(query) = inner.as_mut() else {
-                    return Err(not_allowed(class, inner, location));
-                };
-                let analysis = analyze(query, &ctx)?;
-                let limit = LimitInfo {
-                    action: LimitAction::None,
-                    value: None,
-                    original: None,
-                };
-                Ok((analysis, limit))
-            }
-            other => Err(not_allowed(class, other, location)),
-        }
-    }
 }
 
 impl Guard {
@@ -451,43 +394,6 @@ impl Guard {
             rows: self.rows.as_ref(),
         }
     }
-
-    /// Applies the row filters to the references `analysis` found in `tree` (the tree it
-    /// walked, unmoved since), as text where it can: the read's tree is only printed after
-    /// this. `Some` when it changed the tree.
-    fn filter_rows(
-        &self,
-        tree: &mut Statement,
-        analysis: &crate::validate::Analysis,
-        vars: &Vars,
-    ) -> Result<Option<Form>, GuardError> {
-        match &self.rows {
-            Some(rows) if !analysis.filtered.is_empty() => {
-                rewrite_reads(
-                    tree,
-                    &analysis.filtered,
-                    rows,
-                    Some(vars),
-                    &self.policy,
-                    Form::Text,
-                )?;
-                Ok(Some(Form::Text))
-            }
-            _ => Ok(None),
-        }
-    }
-}
-
-fn has_analyze(options: &[UtilityOption]) -> bool {
-    options.iter().any(|o| {
-        o.name.value.eq_ignore_ascii_case("analyze")
-            && o.arg.as_ref().is_none_or(|a| {
-                !matches!(
-                    a.to_string().to_ascii_lowercase().as_str(),
-                    "false" | "off" | "0"
-                )
-            })
-    })
 }
 
 fn location_of(statement: &Statement) -> Option<crate::error::Location> {
@@ -497,32 +403,6 @@ fn location_of(statement: &Statement) -> Option<crate::error::Location> {
         line: span.start.line,
         column: span.start.column,
     })
-}
-
-fn not_allowed(
-    class: QueryClass,
-    statement: &Statement,
-    location: Option<crate::error::Location>,
-) -> GuardError {
-    let keyword = statement_keyword(statement);
-    let hint = match class {
-        QueryClass::Select => "send a plain SELECT query",
-        QueryClass::Session => {
-            "session and transaction commands are managed for you: send only the SELECT"
-        }
-        QueryClass::MutationCreate | QueryClass::MutationDelete => {
-            "only read-only queries may run: rewrite it as a SELECT that shows the rows instead"
-        }
-        QueryClass::Ddl => "schema changes are not allowed: send a SELECT",
-        QueryClass::Admin | QueryClass::Unknown => "only read-only SELECT queries may run",
-    };
-    GuardError::new(
-        ErrorCode::StatementNotAllowed,
-        Stage::Validate,
-        format!("{keyword} is not a read-only query (class {class}); only SELECT queries may run"),
-    )
-    .with_hint(hint)
-    .at(location)
 }
 
 fn unreachable_policy<T>() -> T {

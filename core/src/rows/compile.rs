@@ -25,10 +25,6 @@ use crate::validate::{analyze, Context};
 
 impl RowFilters {
     /// Compiles the `rows` section of `policy`; `functions` and `access` are the guard's own.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "over 80 lines when the limit came in; to be split (issue 26)"
-    )]
     pub(crate) fn compile(
         rules: &RowFilterRules,
         policy: &Policy,
@@ -55,16 +51,41 @@ impl RowFilters {
             trusted_views,
             alias_prototype,
         };
-        // Validate every predicate as a read, under the filters (which finds the filtered
-        // tables each one reads). The templates stay in place until they are rewritten below:
-        // the references found are addresses into them.
+        let nested = rows.validate_predicates(policy, functions, access)?;
+        // Every row, every column: the projection of the derived table that replaces a reference.
+        let star = star_projection(policy)?;
+        for filter in &mut rows.filters {
+            if let SetExpr::Select(select) = filter.template.body.as_mut() {
+                select.projection = star.clone();
+            }
+        }
+        let order = expansion_order(&rows, &nested)?;
+        rows.close_reads(&order, &nested);
+        rows.expand(order, &nested, policy)?;
+        rows.check_printing(policy)?;
+        for filter in &mut rows.filters {
+            filter.printed = PrintedFilter::new(&filter.template, &filter.predicate);
+        }
+        Ok(rows)
+    }
+
+    /// Validates every predicate as a read, under the filters (which finds the filtered tables
+    /// each one reads): for each filter, the references to filtered tables other than its own.
+    /// The templates stay in place until they are expanded: the references found are addresses
+    /// into them.
+    fn validate_predicates(
+        &self,
+        policy: &Policy,
+        functions: &FunctionPolicy,
+        access: &AccessPolicy,
+    ) -> Result<Vec<Vec<FilteredRef>>, PolicyError> {
         let mut nested: Vec<Vec<FilteredRef>> = Vec::new();
-        for filter in &rows.filters {
+        for filter in &self.filters {
             let ctx = Context {
-                dialect,
+                dialect: policy.dialect,
                 functions,
                 access,
-                rows: Some(&rows),
+                rows: Some(self),
             };
             let field = format!("rows.{}", filter.key);
             let analysis = analyze(&filter.template, &ctx)
@@ -78,49 +99,60 @@ impl RowFilters {
                     .collect(),
             );
         }
-        // Every row, every column: the projection of the derived table that replaces a reference.
-        let star = star_projection(policy)?;
-        for filter in &mut rows.filters {
-            if let SetExpr::Select(select) = filter.template.body.as_mut() {
-                select.projection = star.clone();
-            }
-        }
-        let order = expansion_order(&rows, &nested)?;
-        // Dependencies first: each filter's closure is its direct reads and their closures.
-        for &index in &order {
+        Ok(nested)
+    }
+
+    /// Records the filters each filter reads, transitively: in `order`, dependencies first, each
+    /// filter's closure is its direct reads and their closures.
+    fn close_reads(&mut self, order: &[usize], nested: &[Vec<FilteredRef>]) {
+        for &index in order {
             let mut reads = BTreeSet::new();
             for r in nested.get(index).map(Vec::as_slice).unwrap_or_default() {
                 for &j in &r.filters {
                     reads.insert(j);
-                    if let Some(dep) = rows.filters.get(j) {
+                    if let Some(dep) = self.filters.get(j) {
                         reads.extend(dep.reads.iter().copied());
                     }
                 }
             }
-            if let Some(filter) = rows.filters.get_mut(index) {
+            if let Some(filter) = self.filters.get_mut(index) {
                 filter.reads = reads;
             }
         }
+    }
+
+    /// Expands each filter's reads of filtered tables into their filters, in `order`
+    /// (dependencies first, so that each inserts an already expanded filter).
+    fn expand(
+        &mut self,
+        order: Vec<usize>,
+        nested: &[Vec<FilteredRef>],
+        policy: &Policy,
+    ) -> Result<(), PolicyError> {
         for index in order {
-            let Some(filter) = rows.filters.get_mut(index) else {
+            let Some(filter) = self.filters.get_mut(index) else {
                 continue;
             };
             // Moving the query keeps its nodes where they are (they live behind boxes).
             let placeholder = Query::clone(&filter.template);
             let mut template = std::mem::replace(&mut filter.template, placeholder);
             let refs = nested.get(index).map(Vec::as_slice).unwrap_or_default();
-            rewrite_reads(&mut template, refs, &rows, None, policy, Form::Tree)
-                .map_err(|e| PolicyError::new(format!("rows.{}", rows.key(index)), e.message))?;
-            if let Some(filter) = rows.filters.get_mut(index) {
+            rewrite_reads(&mut template, refs, self, None, policy, Form::Tree)
+                .map_err(|e| PolicyError::new(format!("rows.{}", self.key(index)), e.message))?;
+            if let Some(filter) = self.filters.get_mut(index) {
                 filter.predicate = where_of(&template)
                     .cloned()
                     .unwrap_or(filter.predicate.clone());
                 filter.template = template;
             }
         }
-        // Each template prints back as itself (its variables still `:name`): a check then
-        // verifies only the statement's own reference put in it (`rewrite.rs`, `verify_slot`).
-        for filter in &rows.filters {
+        Ok(())
+    }
+
+    /// Each template prints back as itself (its variables still `:name`): a check then
+    /// verifies only the statement's own reference put in it (`rewrite.rs`, `verify_slot`).
+    fn check_printing(&self, policy: &Policy) -> Result<(), PolicyError> {
+        for filter in &self.filters {
             let printed = filter.template.to_string();
             if parse_query(&printed, policy).ok().as_ref() != Some(&filter.template) {
                 return Err(PolicyError::new(
@@ -129,10 +161,7 @@ impl RowFilters {
                 ));
             }
         }
-        for filter in &mut rows.filters {
-            filter.printed = PrintedFilter::new(&filter.template, &filter.predicate);
-        }
-        Ok(rows)
+        Ok(())
     }
 }
 

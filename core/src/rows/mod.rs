@@ -5,7 +5,8 @@
 //! mutation target gets the predicate added to its WHERE.
 //!
 //! Where each part lives: `vars` (the values bound per check), `bind` (`:name` placeholders and
-//! their binding to those values), `compile` (predicates parsed,
+//! their binding to those values), `in_place` (where a filter may go in a WHERE or ON instead of
+//! a derived table), `compile` (predicates parsed,
 //! validated and expanded once, when the guard is built), `rewrite` (the per-check rewrite of
 //! the references the walker found) and `printed` (the filters as printed pieces, which a
 //! read's rewrite splices in as text).
@@ -22,11 +23,13 @@ use crate::names::Pattern;
 
 mod bind;
 mod compile;
+mod in_place;
 mod printed;
 mod rewrite;
 mod vars;
 
-pub(crate) use rewrite::{bind_target_predicate, filter_first, rewrite_reads, Form};
+pub(crate) use in_place::filter_first;
+pub(crate) use rewrite::{bind_target_predicate, rewrite_reads, Form};
 pub use vars::{VarValue, Vars};
 
 /// The policy's `rows` section: `table = "predicate"` pairs, plus the views that may still be

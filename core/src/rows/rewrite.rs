@@ -5,13 +5,13 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, GroupByExpr, Ident, Join, JoinConstraint, JoinOperator, ObjectName,
-    ObjectNamePart, Query, Select, SetExpr, TableAlias, TableFactor, TableWithJoins, Value,
-    VisitMut, VisitorMut,
+    BinaryOperator, Expr, GroupByExpr, Ident, ObjectName, ObjectNamePart, Query, Select, SetExpr,
+    TableAlias, TableFactor, Value, VisitMut, VisitorMut,
 };
 
 use super::bind::bind;
 use super::compile::{own_factor, parse_query};
+use super::in_place::{filter_first, nullable_side, on_condition, plain_items, preserved};
 use super::printed::verbatim;
 use super::vars::Vars;
 use super::{visit_levels, FilteredRef, RowFilters, INNER_ALIAS};
@@ -394,100 +394,6 @@ impl Rewriter<'_> {
         set_alias(&mut current, Some(outer));
         Ok(current)
     }
-}
-
-/// `filter AND (condition)`: the filter first, so that engines which evaluate a conjunction
-/// left to right (PostgreSQL among equal-cost clauses, SQLite, MySQL) test the statement's own
-/// condition only on rows the filter admits, and an error it raises (a division by zero) tells
-/// nothing about other rows.
-pub(crate) fn filter_first(filter: Expr, condition: Option<Expr>) -> Expr {
-    match condition {
-        None => filter,
-        Some(condition) => Expr::BinaryOp {
-            left: Box::new(filter),
-            op: BinaryOperator::And,
-            right: Box::new(Expr::Nested(Box::new(condition))),
-        },
-    }
-}
-
-/// The item on the nullable side of join `k` of `twj` when that join is an outer join with an
-/// ON condition: the joined item of a LEFT JOIN, the first item of a first RIGHT JOIN (the left
-/// side of a later RIGHT JOIN is the whole join before it). Not a FULL JOIN, whose both sides
-/// keep their unmatched rows.
-fn nullable_side(twj: &TableWithJoins, k: usize) -> Option<&TableFactor> {
-    let join = twj.joins.get(k)?;
-    match &join.join_operator {
-        JoinOperator::Left(JoinConstraint::On(_))
-        | JoinOperator::LeftOuter(JoinConstraint::On(_)) => Some(&join.relation),
-        JoinOperator::Right(JoinConstraint::On(_))
-        | JoinOperator::RightOuter(JoinConstraint::On(_))
-            if k == 0 =>
-        {
-            Some(&twj.relation)
-        }
-        _ => None,
-    }
-}
-
-/// The ON condition of an outer join.
-fn on_condition(join: &mut Join) -> Option<&mut Expr> {
-    match &mut join.join_operator {
-        JoinOperator::Left(JoinConstraint::On(condition))
-        | JoinOperator::LeftOuter(JoinConstraint::On(condition))
-        | JoinOperator::Right(JoinConstraint::On(condition))
-        | JoinOperator::RightOuter(JoinConstraint::On(condition)) => Some(condition),
-        _ => None,
-    }
-}
-
-/// True when no item of `twj` can read another item's rows before the WHERE: plain tables and
-/// derived tables that are not LATERAL.
-fn plain_items(twj: &TableWithJoins) -> bool {
-    std::iter::once(&twj.relation)
-        .chain(twj.joins.iter().map(|j| &j.relation))
-        .all(|f| match f {
-            TableFactor::Table { args, .. } => args.is_none(),
-            TableFactor::Derived { lateral, .. } => !lateral,
-            _ => false,
-        })
-}
-
-/// The items of `twj` whose every row the joins keep (or drop with the row that holds them),
-/// so that a condition on them in the WHERE removes what filtering them first would: the first
-/// item when every join keeps its left side, and an inner- or right-joined item when every
-/// later join keeps its left side.
-fn preserved(twj: &TableWithJoins) -> Vec<&TableFactor> {
-    let inner = |op: &JoinOperator| {
-        matches!(
-            op,
-            JoinOperator::Join(_) | JoinOperator::Inner(_) | JoinOperator::CrossJoin(_)
-        )
-    };
-    let keeps_left = |op: &JoinOperator| {
-        inner(op) || matches!(op, JoinOperator::Left(_) | JoinOperator::LeftOuter(_))
-    };
-    let mut out = Vec::new();
-    for (k, join) in twj.joins.iter().enumerate() {
-        let rest_keep = twj
-            .joins
-            .get(k + 1..)
-            .unwrap_or_default()
-            .iter()
-            .all(|j| keeps_left(&j.join_operator));
-        let keeps_right = inner(&join.join_operator)
-            || matches!(
-                join.join_operator,
-                JoinOperator::Right(_) | JoinOperator::RightOuter(_)
-            );
-        if keeps_right && rest_keep {
-            out.push(&join.relation);
-        }
-    }
-    if twj.joins.iter().all(|j| keeps_left(&j.join_operator)) {
-        out.push(&twj.relation);
-    }
-    out
 }
 
 impl Rewriter<'_> {

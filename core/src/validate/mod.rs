@@ -10,8 +10,8 @@
 //!
 //! Where each part lives: `scope` (what a name can resolve to), `query` and `select` (query
 //! structure), `from` and `relation` (FROM items, joins, table names), `columns` (column
-//! references and stars), `expr` (the expression visitor), `calls` (function calls) and
-//! `diagnostics` (every refusal's message and hint).
+//! references), `stars` (`*` and its forms), `expr` (the expression visitor), `calls`
+//! (function calls) and `diagnostics` (every refusal's message and hint).
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -36,6 +36,7 @@ mod query;
 mod relation;
 mod scope;
 mod select;
+mod stars;
 #[cfg(test)]
 mod test_support;
 

@@ -129,14 +129,14 @@ impl Walker<'_, '_> {
     ) -> Result<(), GuardError> {
         match item {
             SelectItem::Wildcard(options) => {
-                let excluded = super::columns::excluded_columns(options, self.dialect());
+                let excluded = super::stars::excluded_columns(options, self.dialect());
                 self.star(None, scope, &excluded, location)
             }
             SelectItem::QualifiedWildcard(
                 SelectItemQualifiedWildcardKind::ObjectName(name),
                 options,
             ) => {
-                let excluded = super::columns::excluded_columns(options, self.dialect());
+                let excluded = super::stars::excluded_columns(options, self.dialect());
                 self.star(Some(name), scope, &excluded, location)
             }
             SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::Expr(expr), _) => {

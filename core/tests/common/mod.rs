@@ -62,6 +62,13 @@ pub fn guard(dialect: Dialect, max_rows: Option<u64>) -> Guard {
     .expect("default policy compiles")
 }
 
+/// A policy for `dialect` with no row cap, the row filters `rows` (a JSON object) and `extra`
+/// (more JSON fields, each after a comma).
+pub fn row_filter_policy(dialect: &str, rows: &str, extra: &str) -> Policy {
+    let text = format!(r#"{{"dialect": "{dialect}", "max_rows": null, "rows": {rows}{extra}}}"#);
+    Policy::from_json(&text).expect("test policy parses")
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

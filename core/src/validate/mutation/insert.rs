@@ -15,10 +15,6 @@ use crate::names::fold_ident;
 use crate::writes::WritePolicy;
 
 impl Walker<'_, '_> {
-    #[expect(
-        clippy::too_many_lines,
-        reason = "over 80 lines when the limit came in; to be split (issue 26)"
-    )]
     pub(super) fn insert(
         &mut self,
         insert: &Insert,
@@ -27,97 +23,47 @@ impl Walker<'_, '_> {
         found: &mut MutationAnalysis,
     ) -> Result<(), GuardError> {
         let location = span_location(insert.insert_token.0.span);
-        let Insert {
-            insert_token: _,
-            optimizer_hints,
-            or,
-            ignore: _,
-            into: _,
-            table,
-            table_alias,
-            columns,
-            by_name,
-            overwrite,
-            source,
-            assignments,
-            partitioned,
-            after_columns,
-            overriding: _,
-            has_table_keyword: _,
-            on,
-            returning,
-            output,
-            replace_into,
-            priority: _,
-            insert_alias,
-            settings,
-            format_clause,
-            multi_table_insert_type,
-            multi_table_into_clauses,
-            multi_table_when_clauses,
-            multi_table_else_clause,
-        } = insert;
-        if !optimizer_hints.is_empty() {
-            return Err(refuse::optimizer_hints(location));
-        }
-        if *overwrite {
-            return Err(refuse::mutation_clause(
-                "INSERT OVERWRITE (it replaces the table's contents)",
-                location,
-            ));
-        }
-        if *by_name
-            || partitioned.is_some()
-            || !after_columns.is_empty()
-            || output.is_some()
-            || settings.is_some()
-            || format_clause.is_some()
-            || multi_table_insert_type.is_some()
-            || !multi_table_into_clauses.is_empty()
-            || !multi_table_when_clauses.is_empty()
-            || multi_table_else_clause.is_some()
-        {
-            return Err(refuse::mutation_clause(
-                "this INSERT form (BY NAME, PARTITION, OUTPUT, SETTINGS, FORMAT or a multi-table INSERT)",
-                location,
-            ));
-        }
-        if *replace_into || matches!(or, Some(SqliteOnConflict::Replace)) {
+        refuse_unmodelled_forms(insert, location)?;
+        if insert.replace_into || matches!(insert.or, Some(SqliteOnConflict::Replace)) {
             // REPLACE deletes the conflicting row and inserts a new one, resetting every column
             // the statement does not list: a deletion, and a write of every column.
             found.class = QueryClass::MutationDelete;
         }
-        let TableObject::TableName(name) = table else {
+        let TableObject::TableName(name) = &insert.table else {
             return Err(refuse::mutation_clause(
                 "INSERT into a table function or a sub-query",
                 location,
             ));
         };
-        let alias = table_alias
+        let alias = insert
+            .table_alias
             .as_ref()
             .map(|a| fold_ident(&a.alias, self.dialect()));
         let target = self.target(name, alias, writes, found)?;
         let table = target_table(&target);
         // The rows to insert see the CTEs, never the target.
-        if let Some(source) = source {
+        if let Some(source) = &insert.source {
             self.query(source, parent)?;
         }
-        if (columns.is_empty() && assignments.is_empty())
+        if (insert.columns.is_empty() && insert.assignments.is_empty())
             || found.class == QueryClass::MutationDelete
         {
             self.write_every_column(table, location, found)?;
         }
-        for column in columns {
+        for column in &insert.columns {
             self.write_column(column, &target, found)?;
         }
         let mut scope = Scope::child(parent);
         scope.sources.push(target.clone());
-        self.assignments(assignments, &scope, &target, found)?;
-        if let Some(on) = on {
-            let proposed = insert_alias.as_ref().map(|a| a.row_alias.to_string());
+        self.assignments(&insert.assignments, &scope, &target, found)?;
+        if let Some(on) = &insert.on {
+            let proposed = insert
+                .insert_alias
+                .as_ref()
+                .map(|a| a.row_alias.to_string());
             self.on_insert(on, proposed, parent, &target, found, location)?;
         }
-        self.returning(returning.as_deref(), &scope, location)
+        self.returning(insert.returning.as_deref(), &scope, location)
     }
 
     /// ON CONFLICT / ON DUPLICATE KEY UPDATE: the arbiter columns and conditions are reads, the
@@ -163,4 +109,65 @@ impl Walker<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Refuses the INSERT forms the walker does not model. Every field is named (none behind `..`):
+/// a field a new sqlparser adds fails to compile here until it is decided.
+fn refuse_unmodelled_forms(insert: &Insert, location: Option<Location>) -> Result<(), GuardError> {
+    let Insert {
+        insert_token: _,
+        optimizer_hints,
+        or: _,
+        ignore: _,
+        into: _,
+        table: _,
+        table_alias: _,
+        columns: _,
+        by_name,
+        overwrite,
+        source: _,
+        assignments: _,
+        partitioned,
+        after_columns,
+        overriding: _,
+        has_table_keyword: _,
+        on: _,
+        returning: _,
+        output,
+        replace_into: _,
+        priority: _,
+        insert_alias: _,
+        settings,
+        format_clause,
+        multi_table_insert_type,
+        multi_table_into_clauses,
+        multi_table_when_clauses,
+        multi_table_else_clause,
+    } = insert;
+    if !optimizer_hints.is_empty() {
+        return Err(refuse::optimizer_hints(location));
+    }
+    if *overwrite {
+        return Err(refuse::mutation_clause(
+            "INSERT OVERWRITE (it replaces the table's contents)",
+            location,
+        ));
+    }
+    if *by_name
+        || partitioned.is_some()
+        || !after_columns.is_empty()
+        || output.is_some()
+        || settings.is_some()
+        || format_clause.is_some()
+        || multi_table_insert_type.is_some()
+        || !multi_table_into_clauses.is_empty()
+        || !multi_table_when_clauses.is_empty()
+        || multi_table_else_clause.is_some()
+    {
+        return Err(refuse::mutation_clause(
+            "this INSERT form (BY NAME, PARTITION, OUTPUT, SETTINGS, FORMAT or a multi-table INSERT)",
+            location,
+        ));
+    }
+    Ok(())
 }
