@@ -41,10 +41,6 @@ pub fn read_token(var: &str, what: &str) -> Result<String, ConfigError> {
 /// Resolves `[[principals]]`: names, tokens (HTTP only), policy layers and modes; and which of
 /// them stdio serves (`--principal`). Errors name the principal and the field.
 #[allow(clippy::too_many_arguments)]
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
-)]
 pub fn resolve_principals(
     entries: &[PrincipalFile],
     base_dir: &Path,
@@ -78,60 +74,8 @@ pub fn resolve_principals(
     }
     let mut out: Vec<Principal> = Vec::new();
     for (i, p) in entries.iter().enumerate() {
-        let at = |field: &str| format!("principal `{}` (principals[{i}]): {field}", p.name);
-        let name = p.name.trim();
-        if name.is_empty() || name.chars().any(|c| c.is_control()) {
-            return Err(ConfigError(format!(
-                "principals[{i}]: name must be a non-empty name"
-            )));
-        }
-        if name == DEFAULT_PRINCIPAL {
-            return Err(ConfigError(format!(
-                "{}: `{DEFAULT_PRINCIPAL}` is reserved for the --auth-token-env token",
-                at("name")
-            )));
-        }
-        if out.iter().any(|o| o.name == name) {
-            return Err(ConfigError(format!(
-                "{}: two principals are named `{name}`",
-                at("name")
-            )));
-        }
-        let layer = match (&p.policy, &p.policy_file) {
-            (Some(_), Some(_)) => {
-                return Err(ConfigError(format!(
-                    "{}: give `policy` or `policy_file`, not both",
-                    at("policy")
-                )))
-            }
-            (Some(l), None) => Some(l.clone()),
-            (None, Some(f)) => Some(
-                load_policy_layer(&base_dir.join(f))
-                    .map_err(|e| ConfigError(format!("{}: {e}", at("policy_file"))))?,
-            ),
-            (None, None) => None,
-        };
-        let mode = p.mode.unwrap_or(server_mode);
-        if mode.rank() > server_mode.rank() {
-            return Err(ConfigError(format!(
-                "{}: `{}` is above the server's mode `{}`; a principal may only narrow",
-                at("mode"),
-                mode.as_str(),
-                server_mode.as_str()
-            )));
-        }
-        let token = if http {
-            Some(read_token(&p.token_env, &at("token_env"))?)
-        } else {
-            None
-        };
-        out.push(Principal {
-            name: name.to_string(),
-            token,
-            vars: p.vars.clone(),
-            layer,
-            mode,
-        });
+        let principal = resolve_entry(i, p, &out, base_dir, server_mode, http)?;
+        out.push(principal);
     }
     if http {
         if let Some(var) = auth_token_env {
@@ -166,4 +110,69 @@ pub fn resolve_principals(
             "--principal {name}: no such principal in the config file"
         ))),
     }
+}
+
+/// One `[[principals]]` entry (`principals[i]`), checked against those before it (`taken`).
+fn resolve_entry(
+    i: usize,
+    p: &PrincipalFile,
+    taken: &[Principal],
+    base_dir: &Path,
+    server_mode: Mode,
+    http: bool,
+) -> Result<Principal, ConfigError> {
+    let at = |field: &str| format!("principal `{}` (principals[{i}]): {field}", p.name);
+    let name = p.name.trim();
+    if name.is_empty() || name.chars().any(|c| c.is_control()) {
+        return Err(ConfigError(format!(
+            "principals[{i}]: name must be a non-empty name"
+        )));
+    }
+    if name == DEFAULT_PRINCIPAL {
+        return Err(ConfigError(format!(
+            "{}: `{DEFAULT_PRINCIPAL}` is reserved for the --auth-token-env token",
+            at("name")
+        )));
+    }
+    if taken.iter().any(|o| o.name == name) {
+        return Err(ConfigError(format!(
+            "{}: two principals are named `{name}`",
+            at("name")
+        )));
+    }
+    let layer = match (&p.policy, &p.policy_file) {
+        (Some(_), Some(_)) => {
+            return Err(ConfigError(format!(
+                "{}: give `policy` or `policy_file`, not both",
+                at("policy")
+            )))
+        }
+        (Some(l), None) => Some(l.clone()),
+        (None, Some(f)) => Some(
+            load_policy_layer(&base_dir.join(f))
+                .map_err(|e| ConfigError(format!("{}: {e}", at("policy_file"))))?,
+        ),
+        (None, None) => None,
+    };
+    let mode = p.mode.unwrap_or(server_mode);
+    if mode.rank() > server_mode.rank() {
+        return Err(ConfigError(format!(
+            "{}: `{}` is above the server's mode `{}`; a principal may only narrow",
+            at("mode"),
+            mode.as_str(),
+            server_mode.as_str()
+        )));
+    }
+    let token = if http {
+        Some(read_token(&p.token_env, &at("token_env"))?)
+    } else {
+        None
+    };
+    Ok(Principal {
+        name: name.to_string(),
+        token,
+        vars: p.vars.clone(),
+        layer,
+        mode,
+    })
 }
