@@ -11,7 +11,7 @@
 //! cargo run --release -p sqlgate-mcp --example audit_bench 2>/dev/null   # -- [SECONDS [writer|http]]
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,10 +19,10 @@ use std::time::Duration;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
+use sqlgate_mcp::app::demo::{demo_backend, demo_policy};
 use sqlgate_mcp::audit::{Audit, AuditOptions, AuditRecord, Decision};
-use sqlgate_mcp::demo::{demo_backend, demo_policy};
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::http::{serve_http, HttpOptions};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
+use sqlgate_mcp::transport::http::{serve_http, HttpOptions};
 use tokio_util::sync::CancellationToken;
 
 #[global_allocator]
@@ -35,7 +35,7 @@ async fn engine() -> Result<Arc<Engine>, Error> {
         policy: demo_policy(),
         max_result_bytes: 1 << 20,
         statement_timeout: Duration::from_secs(5),
-        mode: sqlgate_mcp::mode::Mode::ReadOnly,
+        mode: sqlgate_mcp::codes::Mode::ReadOnly,
         approval_timeout: Duration::from_secs(60),
     };
     Ok(Arc::new(Engine::new(demo_backend(false)?, cfg).await?))
@@ -129,11 +129,89 @@ fn audit_dir() -> PathBuf {
         .unwrap_or_else(std::env::temp_dir)
 }
 
+/// The sinks compared: name, to a file, one `fdatasync` per record.
+const SINKS: [(&str, bool, bool); 3] = [
+    ("stderr", false, false),
+    ("group", true, false),
+    ("record", true, true),
+];
+
+/// A sink of [`SINKS`] writing to `dir/NAME-CLIENTS.jsonl` (when `file`); returns the path too.
+fn open_sink(
+    dir: &Path,
+    name: &str,
+    clients: usize,
+    file: bool,
+    per_record: bool,
+) -> Result<(PathBuf, Audit), Error> {
+    let path = dir.join(format!("{name}-{clients}.jsonl"));
+    let audit = Audit::open(AuditOptions {
+        path: file.then(|| path.clone()),
+        per_record_sync: per_record,
+        ..AuditOptions::default()
+    })?;
+    Ok((path, audit))
+}
+
+/// Fails unless the chain of the file at `path` is intact.
+fn verify(path: &Path) -> Result<(), Error> {
+    if let Err(b) = sqlgate_mcp::audit::verify::verify_files(&[path])? {
+        return Err(sqlgate_mcp::audit::verify::describe(&b).into());
+    }
+    Ok(())
+}
+
+/// Prints a row of the tables: one figure per sink, and group commit over sync per record.
+fn print_row(clients: usize, row: &[f64]) {
+    println!(
+        "| {clients} | {:.0} | {:.0} | {:.0} | {:.1}x |",
+        row[0],
+        row[1],
+        row[2],
+        row[1] / row[2].max(1e-9)
+    );
+}
+
+/// The writer alone, per sink, with 1, 8 and 32 tasks.
+async fn writer_table(dir: &Path, secs: u64) -> Result<(), Error> {
+    println!("| clients | writer alone: stderr, records/s | file, group commit | file, sync per record | group / per record |");
+    println!("|---|---|---|---|---|");
+    for clients in [1usize, 8, 32] {
+        let mut row = Vec::new();
+        for (name, file, per_record) in SINKS {
+            let (path, audit) = open_sink(dir, &format!("w-{name}"), clients, file, per_record)?;
+            row.push(writer_throughput(audit, clients, secs).await?);
+            if file {
+                verify(&path)?;
+            }
+        }
+        print_row(clients, &row);
+    }
+    println!();
+    Ok(())
+}
+
+/// `validate_query` over HTTP, per sink, with 1, 8 and 32 clients.
+async fn http_table(dir: &Path, secs: u64) -> Result<(), Error> {
+    println!("| clients | MCP over HTTP: stderr, calls/s | file, group commit | file, sync per record | group / per record |");
+    println!("|---|---|---|---|---|");
+    for clients in [1usize, 8, 32] {
+        let mut row = Vec::new();
+        for (name, file, per_record) in SINKS {
+            let (path, audit) = open_sink(dir, name, clients, file, per_record)?;
+            let (url, shutdown) = start(audit).await?;
+            row.push(throughput(&url, clients, secs).await?);
+            shutdown.cancel();
+            if file {
+                verify(&path)?;
+            }
+        }
+        print_row(clients, &row);
+    }
+    Ok(())
+}
+
 #[tokio::main(flavor = "multi_thread")]
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
-)]
 async fn main() -> Result<(), Error> {
     let secs: u64 = std::env::args()
         .nth(1)
@@ -148,78 +226,11 @@ async fn main() -> Result<(), Error> {
         audit_dir().display()
     );
     println!();
-    let sinks = [
-        ("stderr", false, false),
-        ("group", true, false),
-        ("record", true, true),
-    ];
-    let open = |name: &str, clients: usize, file: bool, per_record: bool| {
-        let path = dir.path().join(format!("{name}-{clients}.jsonl"));
-        let audit = Audit::open(AuditOptions {
-            path: file.then(|| path.clone()),
-            per_record_sync: per_record,
-            ..AuditOptions::default()
-        });
-        (path, audit)
-    };
     if mode != "http" {
-        println!("| clients | writer alone: stderr, records/s | file, group commit | file, sync per record | group / per record |");
-        println!("|---|---|---|---|---|");
-        for clients in [1usize, 8, 32] {
-            let mut row = Vec::new();
-            for (name, file, per_record) in sinks {
-                let (path, audit) = open(&format!("w-{name}"), clients, file, per_record);
-                row.push(writer_throughput(audit?, clients, secs).await?);
-                if file {
-                    if let Err(b) = sqlgate_mcp::audit::verify::verify_files(&[&path])? {
-                        return Err(sqlgate_mcp::audit::verify::describe(&b).into());
-                    }
-                }
-            }
-            println!(
-                "| {clients} | {:.0} | {:.0} | {:.0} | {:.1}x |",
-                row[0],
-                row[1],
-                row[2],
-                row[1] / row[2].max(1e-9)
-            );
-        }
-        println!();
+        writer_table(dir.path(), secs).await?;
     }
     if mode == "writer" {
         return Ok(());
     }
-    println!("| clients | MCP over HTTP: stderr, calls/s | file, group commit | file, sync per record | group / per record |");
-    println!("|---|---|---|---|---|");
-    for clients in [1usize, 8, 32] {
-        let mut row = Vec::new();
-        for (name, file, per_record) in [
-            ("stderr", false, false),
-            ("group", true, false),
-            ("record", true, true),
-        ] {
-            let path = dir.path().join(format!("{name}-{clients}.jsonl"));
-            let audit = Audit::open(AuditOptions {
-                path: file.then(|| path.clone()),
-                per_record_sync: per_record,
-                ..AuditOptions::default()
-            })?;
-            let (url, shutdown) = start(audit).await?;
-            row.push(throughput(&url, clients, secs).await?);
-            shutdown.cancel();
-            if file {
-                if let Err(b) = sqlgate_mcp::audit::verify::verify_files(&[&path])? {
-                    return Err(sqlgate_mcp::audit::verify::describe(&b).into());
-                }
-            }
-        }
-        println!(
-            "| {clients} | {:.0} | {:.0} | {:.0} | {:.1}x |",
-            row[0],
-            row[1],
-            row[2],
-            row[1] / row[2].max(1e-9)
-        );
-    }
-    Ok(())
+    http_table(dir.path(), secs).await
 }

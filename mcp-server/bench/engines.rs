@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sqlgate::Policy;
 use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
 
 use crate::{Error, POLICY_MAX_ROWS, POOL_SIZE, QUERIES};
 
@@ -283,7 +283,7 @@ impl Direct for Duckdb {
     }
 }
 
-/// The DuckDB Chinook built into `dir` from the SQLite Chinook (as `tests/duckdb.rs` builds it),
+/// The DuckDB Chinook built into `dir` from the SQLite Chinook (as the DuckDB tests build it),
 /// or skipped without the corpus.
 #[cfg(feature = "duckdb")]
 pub async fn duckdb(sqlite: Option<&Path>, dir: &Path) -> Result<Option<Target<Duckdb>>, Error> {

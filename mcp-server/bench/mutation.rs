@@ -10,16 +10,17 @@ use rmcp::service::Peer;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use sqlgate::{Dialect, Policy, QueryClass, WriteRules};
-use sqlgate_mcp::approval::ApprovalAnswer;
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::backend::postgres::PgBackend;
 use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::mode::Mode;
+use sqlgate_mcp::codes::Mode;
+use sqlgate_mcp::gate::{Engine, EngineConfig};
+use sqlgate_mcp::tools::approval::ApprovalAnswer;
 use sqlgate_mcp::tools::SqlGateServer;
 
-use super::{audit_dir, median, ms, Error};
 use crate::engines::pg_connect;
+use crate::timing::{median, ms};
+use crate::{audit_dir, Error};
 
 const MUTATION: &str = "UPDATE genre SET name = name WHERE genre_id = 1";
 

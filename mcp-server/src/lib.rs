@@ -2,25 +2,17 @@
 //! the [`sqlgate`] core guard.
 //!
 //! Every decision about SQL lives in core: this crate loads policies, talks to databases, renders
-//! results and speaks MCP. It never re-implements a check.
+//! results and speaks MCP. It never re-implements a check. Its folders are layers, highest first
+//! (`[package.metadata.layers] order` in Cargo.toml; a module names only its own layer or lower
+//! ones): [`app`] (commands), [`config`] (settings), [`transport`] (HTTP, stdio), [`tools`] (the
+//! MCP tools), [`gate`] (one principal's guard, catalog and database), [`audit`], [`codes`]
+//! (stable codes) and [`backend`] (the database engines).
 
-pub mod approval;
+pub mod app;
 pub mod audit;
 pub mod backend;
-pub mod check;
-pub mod cli;
+pub mod codes;
 pub mod config;
-pub mod db_hints;
-pub mod demo;
-pub mod engine;
-pub mod exit;
-pub mod hints;
-pub mod http;
-pub mod mode;
-pub mod mutation;
-pub mod render;
-pub mod serve;
-pub mod text;
-pub mod tool_error;
+pub mod gate;
 pub mod tools;
-pub mod writable;
+pub mod transport;

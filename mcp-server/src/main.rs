@@ -1,7 +1,7 @@
 //! `sqlgate-mcp`: the command line entry point.
 
 use clap::Parser;
-use sqlgate_mcp::cli::{AuditCommand, Cli, Command};
+use sqlgate_mcp::app::cli::{AuditCommand, Cli, Command};
 
 /// mimalloc, as in pydantic-core and most napi-rs addons: a check allocates hundreds of small
 /// nodes, and glibc's malloc and free were a quarter of its instructions.
@@ -17,12 +17,12 @@ fn main() {
         sigpipe::reset();
     }
     let code = match cli.command {
-        Command::Check(args) => sqlgate_mcp::check::run_check(&args),
-        Command::Schema { which } => sqlgate_mcp::check::run_schema(which),
-        Command::Demo => sqlgate_mcp::demo::run_demo(),
-        Command::Serve(args) => sqlgate_mcp::serve::run_serve(&args),
+        Command::Check(args) => sqlgate_mcp::app::check::run_check(&args),
+        Command::Schema { which } => sqlgate_mcp::app::check::run_schema(which),
+        Command::Demo => sqlgate_mcp::app::demo::run_demo(),
+        Command::Serve(args) => sqlgate_mcp::app::serve::run_serve(&args),
         Command::Audit(AuditCommand::Verify { files }) => {
-            sqlgate_mcp::audit::verify::run_verify(&files)
+            sqlgate_mcp::app::verify::run_verify(&files)
         }
     };
     std::process::exit(code);

@@ -253,14 +253,60 @@ async fn database_stopped_then_back() {
     drop(c);
 }
 
+const SESSIONS: usize = 50;
+const QUERIES: usize = 100;
+
+/// Query `q` of session `s` and the rows it returns (`usize::MAX`: any number).
+fn nth_query(s: usize, q: usize) -> (String, usize) {
+    // 275 artists: ids 1..=275.
+    let id = (s * QUERIES + q) % 275 + 1;
+    match q % 3 {
+        0 => (
+            format!("SELECT artist_id, name FROM artist WHERE artist_id = {id}"),
+            1,
+        ),
+        1 => (
+            format!(
+                "SELECT al.title FROM album al JOIN artist ar ON ar.artist_id = al.artist_id \
+                 WHERE ar.artist_id = {id} ORDER BY al.title"
+            ),
+            usize::MAX,
+        ),
+        _ => (
+            "SELECT genre_id, name FROM genre ORDER BY genre_id".to_string(),
+            25,
+        ),
+    }
+}
+
+/// Session `s` over HTTP at `url`: its [`QUERIES`] queries; returns the failures.
+async fn session(url: String, s: usize) -> Result<Vec<String>, String> {
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(url))
+            .await
+            .map_err(|e| format!("session {s}: initialize: {e}"))?;
+    let mut failures = Vec::new();
+    for q in 0..QUERIES {
+        let (sql, want) = nth_query(s, q);
+        match try_call(&client, "run_query", json!({ "sql": sql })).await {
+            Err(e) => failures.push(format!("session {s} query {q}: {e}")),
+            Ok(r) if r.is_error == Some(true) => {
+                failures.push(format!("session {s} query {q}: {}", structured(&r)))
+            }
+            Ok(r) => {
+                let n = structured(&r)["row_count"].as_u64().unwrap_or(u64::MAX) as usize;
+                if want != usize::MAX && n != want {
+                    failures.push(format!("session {s} query {q}: {n} rows, want {want}"));
+                }
+            }
+        }
+    }
+    let _ = client.cancel().await;
+    Ok(failures)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
-)]
 async fn fifty_http_sessions_times_one_hundred_queries() {
-    const SESSIONS: usize = 50;
-    const QUERIES: usize = 100;
     let Some(db) = chinook_url() else { return };
     let engine = Arc::new(pg_engine(&db, 8, Duration::from_secs(20), postgres_policy(100)).await);
     let dir = tempfile::tempdir().expect("tempdir");
@@ -268,50 +314,7 @@ async fn fifty_http_sessions_times_one_hundred_queries() {
     let audit = Audit::file(&audit_path).expect("audit");
     let (url, shutdown) = start_http(engine, audit, open_http()).await;
     let start = Instant::now();
-    let mut tasks = Vec::new();
-    for s in 0..SESSIONS {
-        let url = url.clone();
-        tasks.push(tokio::spawn(async move {
-            let client = ()
-                .serve(StreamableHttpClientTransport::from_uri(url))
-                .await
-                .map_err(|e| format!("session {s}: initialize: {e}"))?;
-            let mut failures = Vec::new();
-            for q in 0..QUERIES {
-                // 275 artists: ids 1..=275.
-                let id = (s * QUERIES + q) % 275 + 1;
-                let (sql, want) = match q % 3 {
-                    0 => (
-                        format!("SELECT artist_id, name FROM artist WHERE artist_id = {id}"),
-                        1,
-                    ),
-                    1 => (
-                        format!(
-                            "SELECT al.title FROM album al JOIN artist ar ON ar.artist_id = al.artist_id \
-                             WHERE ar.artist_id = {id} ORDER BY al.title"
-                        ),
-                        usize::MAX,
-                    ),
-                    _ => ("SELECT genre_id, name FROM genre ORDER BY genre_id".to_string(), 25),
-                };
-                match try_call(&client, "run_query", json!({ "sql": sql })).await {
-                    Err(e) => failures.push(format!("session {s} query {q}: {e}")),
-                    Ok(r) if r.is_error == Some(true) => failures.push(format!(
-                        "session {s} query {q}: {}",
-                        structured(&r)
-                    )),
-                    Ok(r) => {
-                        let n = structured(&r)["row_count"].as_u64().unwrap_or(u64::MAX) as usize;
-                        if want != usize::MAX && n != want {
-                            failures.push(format!("session {s} query {q}: {n} rows, want {want}"));
-                        }
-                    }
-                }
-            }
-            let _ = client.cancel().await;
-            Ok::<Vec<String>, String>(failures)
-        }));
-    }
+    let tasks = (0..SESSIONS).map(|s| tokio::spawn(session(url.clone(), s)));
     let all = tokio::time::timeout(Duration::from_secs(300), futures::future::join_all(tasks))
         .await
         .expect("50 x 100 queries within 5 minutes");

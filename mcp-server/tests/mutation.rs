@@ -12,13 +12,13 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
-use sqlgate_mcp::approval::{ApprovalAnswer, ApprovalRequest};
+use sqlgate_mcp::app::demo::{demo_backend, demo_policy};
 use sqlgate_mcp::audit::{Audit, Decision};
 use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::demo::{demo_backend, demo_policy};
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::mode::Mode;
-use sqlgate_mcp::tool_error::{MutationCode, ToolCode};
+use sqlgate_mcp::codes::Mode;
+use sqlgate_mcp::codes::{MutationCode, ToolCode};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
+use sqlgate_mcp::tools::approval::{ApprovalAnswer, ApprovalRequest};
 use sqlgate_mcp::tools::SqlGateServer;
 
 mod common;

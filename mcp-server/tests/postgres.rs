@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 use sqlgate::{Dialect, Policy};
 use sqlgate_mcp::backend::postgres::PgBackend;
-use sqlgate_mcp::backend::QueryLimits;
+use sqlgate_mcp::backend::{Database, QueryLimits};
 
 mod common;
 use common::{pg_engine, postgres_policy};

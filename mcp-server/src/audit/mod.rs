@@ -4,7 +4,9 @@
 
 pub mod chain;
 pub mod export;
+pub mod line;
 pub mod otel;
+pub mod resume;
 pub mod verify;
 pub mod writer;
 
@@ -16,7 +18,7 @@ use sqlgate::QueryClass;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::tool_error::ToolCode;
+use crate::codes::ToolCode;
 use chain::Header;
 pub use writer::SyncPolicy;
 use writer::{Msg, Writer};

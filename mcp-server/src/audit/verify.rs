@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::chain::{sha256_hex, Link};
+use super::line::link_of;
 
 /// How the chain breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -70,7 +71,7 @@ struct Line {
 
 impl Line {
     fn link(&self) -> Option<Link> {
-        Link::parse(&self.text)
+        link_of(&self.text)
     }
 }
 
@@ -332,26 +333,6 @@ fn fields(line: &[u8]) -> serde_json::Map<String, serde_json::Value> {
         out.insert("time".into(), t.clone());
     }
     out
-}
-
-/// Runs `audit verify`: prints the summary JSON (exit 0) or the break (exit 1); 2 when a file
-/// cannot be read.
-pub fn run_verify(files: &[PathBuf]) -> i32 {
-    match verify_files(files) {
-        Err(e) => {
-            eprintln!("sqlgate-mcp: {e}");
-            crate::exit::USAGE
-        }
-        Ok(Ok(sum)) => {
-            println!("{}", serde_json::to_string_pretty(&sum).unwrap_or_default());
-            crate::exit::SUCCESS
-        }
-        Ok(Err(b)) => {
-            eprintln!("{}", describe(&b));
-            println!("{}", serde_json::to_string_pretty(&b).unwrap_or_default());
-            crate::exit::FAILURE
-        }
-    }
 }
 
 /// One line for humans.

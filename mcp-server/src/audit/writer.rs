@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
-use super::chain::{resume, Break, ChainState, Header, Resume};
+use super::chain::{Break, ChainState, Header};
 use super::export::Exporter;
+use super::resume::{resume, Resume};
 use super::{otel, AuditFormat};
 
 /// How often the file is synced.

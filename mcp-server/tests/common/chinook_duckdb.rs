@@ -4,8 +4,8 @@
 //! and the benchmark's queries use; primary and foreign keys are kept (self references left out:
 //! DuckDB checks them per row).
 //!
-//! Shared by `tests/duckdb.rs` (through `tests/common`) and the benchmark (`bench/bench.rs`
-//! includes this file by path), so both query the same database.
+//! Shared by the DuckDB tests (`tests/duckdb/`, through `tests/common`) and the benchmark
+//! (`bench/bench.rs` includes this file by path), so both query the same database.
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
-//! Helpers shared by the integration tests: the PostgreSQL URL, engines, and MCP clients connected
-//! in-process or over HTTP.
+//! Helpers shared by the integration tests: the database servers' URLs, engines (the demo
+//! database, PostgreSQL), and MCP clients connected in-process or over HTTP.
 
-// Each test file compiles this module on its own and uses only part of it.
+// Each test target compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
 #[cfg(feature = "duckdb")]
@@ -15,27 +15,47 @@ use rmcp::service::{Peer, RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use sqlgate::{Dialect, Policy};
+use sqlgate_mcp::app::demo::{demo_backend, demo_policy};
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::backend::postgres::PgBackend;
 use sqlgate_mcp::backend::Backend;
-use sqlgate_mcp::engine::{Engine, EngineConfig};
-use sqlgate_mcp::http::{serve_http, HttpOptions};
+use sqlgate_mcp::gate::{Engine, EngineConfig};
 use sqlgate_mcp::tools::SqlGateServer;
+use sqlgate_mcp::transport::http::{serve_http, HttpOptions};
 use tokio_util::sync::CancellationToken;
 
 /// `SQLGATE_CHINOOK_URL` (set by `scripts/test.sh`). Without it the calling test is skipped with
 /// a message naming `suite`, except under `CI=true`, where its absence is a failure.
 pub fn chinook_url(suite: &str) -> Option<String> {
-    match std::env::var("SQLGATE_CHINOOK_URL") {
+    server_url("SQLGATE_CHINOOK_URL", "PostgreSQL", suite)
+}
+
+/// The URL in `var`, naming a database server of `engine`. Without it the calling test is skipped
+/// with a message naming `suite`, except under `CI=true`, where its absence is a failure.
+pub fn server_url(var: &str, engine: &str, suite: &str) -> Option<String> {
+    match std::env::var(var) {
         Ok(u) if !u.trim().is_empty() => Some(u),
         _ => {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("SQLGATE_CHINOOK_URL not set, and CI=true requires the PostgreSQL tests");
+                panic!("{var} not set, and CI=true requires the {engine} tests");
             }
-            eprintln!("skipped: SQLGATE_CHINOOK_URL not set (no PostgreSQL for {suite})");
+            eprintln!("skipped: {var} not set (no {engine} for {suite})");
             None
         }
     }
+}
+
+/// An engine on the embedded demo database (SQLite), read-only, 5 s per statement, 1 MiB results.
+pub async fn demo_engine() -> Arc<Engine> {
+    let backend = demo_backend(false).expect("demo backend");
+    let cfg = EngineConfig {
+        policy: demo_policy(),
+        max_result_bytes: 1 << 20,
+        statement_timeout: Duration::from_secs(5),
+        mode: sqlgate_mcp::codes::Mode::ReadOnly,
+        approval_timeout: Duration::from_secs(60),
+    };
+    Arc::new(Engine::new(backend, cfg).await.expect("engine"))
 }
 
 /// PostgreSQL's default policy with a row cap.
@@ -57,7 +77,7 @@ pub async fn pg_engine(url: &str, pool: usize, timeout: Duration, policy: Policy
             policy,
             max_result_bytes: 1 << 20,
             statement_timeout: timeout,
-            mode: sqlgate_mcp::mode::Mode::ReadOnly,
+            mode: sqlgate_mcp::codes::Mode::ReadOnly,
             approval_timeout: Duration::from_secs(60),
         },
     )

@@ -1,7 +1,11 @@
 """What every MCP test here reads off the official Python SDK: the server binary under test
-(``SQLGATE_MCP_BIN``) and a tool result's fields, whichever spelling this SDK version uses."""
+(``SQLGATE_MCP_BIN``) and a tool result's fields, whichever spelling this SDK version uses; and
+the PostgreSQL the tests share (``SQLGATE_CHINOOK_URL``) with its ``psql``."""
 
 import os
+import subprocess
+
+import pytest
 
 BIN = os.environ["SQLGATE_MCP_BIN"]
 
@@ -19,3 +23,19 @@ def sc(r):
 def err(r):
     """True when a tool result is an error."""
     return attr(r, "is_error", "isError")
+
+
+def chinook_url():
+    """``SQLGATE_CHINOOK_URL``: skips the test without it, except under ``CI=true`` (a failure)."""
+    url = os.environ.get("SQLGATE_CHINOOK_URL", "").strip()
+    if not url:
+        if os.environ.get("CI") == "true":
+            pytest.fail("SQLGATE_CHINOOK_URL not set, and CI=true requires the PostgreSQL tests")
+        pytest.skip("SQLGATE_CHINOOK_URL not set (no PostgreSQL)")
+    return url
+
+
+def psql_bin():
+    """The ``psql`` of the PostgreSQL on the PATH (``pg_config --bindir``)."""
+    bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True).stdout.strip()
+    return os.path.join(bindir, "psql") if bindir else "psql"

@@ -16,7 +16,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-from sdk import BIN, attr, err, sc
+from sdk import BIN, attr, chinook_url, err, psql_bin, sc
 
 
 class Approver:
@@ -220,20 +220,6 @@ def test_read_only_refuses_every_mutation():
 
 
 # ---------- PostgreSQL (a copy of Chinook) ----------
-
-def chinook_url():
-    url = os.environ.get("SQLGATE_CHINOOK_URL", "").strip()
-    if not url:
-        if os.environ.get("CI") == "true":
-            pytest.fail("SQLGATE_CHINOOK_URL not set, and CI=true requires the PostgreSQL tests")
-        pytest.skip("SQLGATE_CHINOOK_URL not set (no PostgreSQL)")
-    return url
-
-
-def psql_bin():
-    bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True).stdout.strip()
-    return os.path.join(bindir, "psql") if bindir else "psql"
-
 
 def psql(url, sql):
     out = subprocess.run([psql_bin(), url, "-v", "ON_ERROR_STOP=1", "-Atc", sql],

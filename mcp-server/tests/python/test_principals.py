@@ -16,7 +16,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from sdk import BIN, err, sc
+from sdk import BIN, chinook_url, err, psql_bin, sc
 
 REPO = Path(__file__).resolve().parents[3]
 TOKENS = {"acme-support": "acme-9f1c2b-token", "globex-billing": "globex-77ad01-token"}
@@ -282,20 +282,6 @@ def test_sqlite_principals(tmp_path):
 
 
 # ---------- PostgreSQL: the Chinook database of scripts/pg-cluster.sh ----------
-
-def chinook_url():
-    url = os.environ.get("SQLGATE_CHINOOK_URL", "").strip()
-    if not url:
-        if os.environ.get("CI") == "true":
-            pytest.fail("SQLGATE_CHINOOK_URL not set, and CI=true requires the PostgreSQL tests")
-        pytest.skip("SQLGATE_CHINOOK_URL not set (no PostgreSQL)")
-    return url
-
-
-def psql_bin():
-    bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True).stdout.strip()
-    return os.path.join(bindir, "psql") if bindir else "psql"
-
 
 def test_postgres_principals(tmp_path):
     url = chinook_url()

@@ -1,0 +1,13 @@
+//! The commands: the command line ([`cli`]), `check` and `schema` ([`check`]), `demo`, `serve`
+//! (wiring the layers below into a running server) and `audit verify`, with their exit codes.
+
+pub mod build;
+pub mod check;
+pub mod cli;
+pub mod connect;
+pub mod demo;
+pub mod exit;
+pub mod preflight;
+pub mod serve;
+pub mod signals;
+pub mod verify;

@@ -1,0 +1,62 @@
+//! Process signals: SIGINT and SIGTERM stop the server, SIGHUP reopens the audit file (rotation).
+
+use crate::audit::Audit;
+
+/// Reopens the audit file on every SIGHUP (log rotation).
+#[cfg(unix)]
+pub fn reopen_on_hangup(audit: Audit) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut hup) = signal(SignalKind::hangup()) else {
+        eprintln!("sqlgate-mcp: warning: cannot listen for SIGHUP; audit rotation needs a restart");
+        return;
+    };
+    tokio::spawn(async move {
+        while hup.recv().await.is_some() {
+            audit.reopen();
+        }
+    });
+}
+
+/// Reopens the audit file on every SIGHUP (no signals here).
+#[cfg(not(unix))]
+pub fn reopen_on_hangup(_audit: Audit) {}
+
+/// SIGINT (Ctrl-C) and SIGTERM, listened to from the moment this is built: a signal that
+/// arrives while the server starts is not lost (nor does it kill the process half-way).
+pub struct StopSignals {
+    #[cfg(unix)]
+    unix: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl StopSignals {
+    /// Starts listening.
+    pub fn install() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let unix = match (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) {
+                (Ok(int), Ok(term)) => Some((int, term)),
+                _ => None,
+            };
+            StopSignals { unix }
+        }
+        #[cfg(not(unix))]
+        StopSignals {}
+    }
+
+    /// Waits for the first signal; returns its name.
+    pub async fn first(self) -> &'static str {
+        #[cfg(unix)]
+        if let Some((mut int, mut term)) = self.unix {
+            return tokio::select! {
+                _ = int.recv() => "SIGINT",
+                _ = term.recv() => "SIGTERM",
+            };
+        }
+        let _ = tokio::signal::ctrl_c().await;
+        "SIGINT"
+    }
+}

@@ -1,0 +1,83 @@
+//! SQLite reads: approved SQL on a read-only connection (`mode=ro`, `query_only`), refused when
+//! SQLite reports the statement writes, on a blocking thread interrupted at the timeout.
+
+use base64::Engine;
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+use serde_json::Value;
+
+use super::error::map_err;
+use super::SqliteBackend;
+use crate::backend::{
+    interruptible_once, Collector, DbError, DbErrorCode, QueryLimits, QueryResult,
+};
+
+impl SqliteBackend {
+    /// Executes approved SQL under the limits, on a waiting read connection or a new one. The
+    /// connection waits for the next query only if it ended cleanly: not interrupted, and no
+    /// transaction left open.
+    pub(super) async fn read(
+        &self,
+        sql: &str,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        let (waiting, id) = self.idle.take(&self.path);
+        let conn = match waiting {
+            Some(conn) => conn,
+            None => self.connect()?,
+        };
+        let interrupt = conn.get_interrupt_handle();
+        let sql = sql.to_string();
+        let ((result, conn), interrupted) = interruptible_once(
+            limits.timeout,
+            move || interrupt.interrupt(),
+            move || (run(&conn, &sql, limits), conn),
+        )
+        .await?;
+        if !interrupted && conn.is_autocommit() {
+            self.idle.put(conn, id);
+        }
+        result
+    }
+}
+
+/// A value as JSON: blobs are base64, non-finite reals are text.
+pub(super) fn value_of(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .unwrap_or_else(|| Value::String(f.to_string())),
+        ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::String(base64::engine::general_purpose::STANDARD.encode(b)),
+    }
+}
+
+fn run(conn: &Connection, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+    let mut stmt = conn.prepare(sql).map_err(map_err)?;
+    if !stmt.readonly() {
+        return Err(DbError::new(
+            DbErrorCode::DatabaseError,
+            "SQLite reports this statement is not read-only",
+        ));
+    }
+    let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
+    let types: Vec<String> = stmt
+        .columns()
+        .map(|c| c.decl_type().unwrap_or("").to_string())
+        .collect();
+    let n = names.len();
+    let mut collector = Collector::new(&names, types, limits);
+    let mut rows = stmt.query([]).map_err(map_err)?;
+    while let Some(row) = rows.next().map_err(map_err)? {
+        let mut values = Vec::with_capacity(n);
+        for i in 0..n {
+            values.push(row.get_ref(i).map(value_of).unwrap_or(Value::Null));
+        }
+        if !collector.push(values) {
+            break;
+        }
+    }
+    Ok(collector.result)
+}

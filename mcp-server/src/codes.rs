@@ -1,0 +1,206 @@
+//! The stable codes of the server, each name derived (strum, serde: `snake_case`), never listed
+//! by hand: the write [`Mode`], a tool error's [`ToolCode`] (core's, a database's, or
+//! `run_mutation`'s [`MutationCode`]) and its [`Stage`].
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sqlgate::{ErrorCode, QueryClass};
+
+use crate::backend::DbErrorCode;
+
+/// `--mode` (config `mode`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Mode {
+    /// Reads only: no `run_mutation` tool (the default).
+    #[default]
+    ReadOnly,
+    /// Every mutation needs the user's approval through MCP elicitation.
+    Safe,
+    /// Only deletes (`mutation_delete`) need approval.
+    DeleteSafe,
+    /// No approval: for automation, under the policy's `writes` rules and the preview's bound.
+    FullAccess,
+}
+
+impl Mode {
+    /// The stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// How much the mode lets happen without a person: `read_only` < `safe` < `delete_safe` <
+    /// `full_access`. A principal's mode may not rank above the server's.
+    pub fn rank(self) -> u8 {
+        // The variants are declared in rank order.
+        self as u8
+    }
+
+    /// True when the mode offers `run_mutation`.
+    pub fn writes(self) -> bool {
+        self != Mode::ReadOnly
+    }
+
+    /// True when a mutation of `class` must be approved by a person before it commits.
+    pub fn needs_approval(self, class: QueryClass) -> bool {
+        match self {
+            Mode::ReadOnly | Mode::FullAccess => false,
+            Mode::Safe => true,
+            Mode::DeleteSafe => class == QueryClass::MutationDelete,
+        }
+    }
+
+    /// True when the mode asks a person (so it needs a session to elicit on).
+    pub fn elicits(self) -> bool {
+        matches!(self, Mode::Safe | Mode::DeleteSafe)
+    }
+}
+
+/// Codes of `run_mutation`'s own refusals: the preview's bound, the approval, the commit.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum MutationCode {
+    /// The preview touched more rows than the policy's `writes.max_affected_rows`.
+    TooManyRows,
+    /// The commit touched another number of rows than the preview (the data changed in
+    /// between); rolled back.
+    PreviewMismatch,
+    /// The user declined the mutation.
+    ApprovalDeclined,
+    /// The user cancelled the approval, or did not answer before the approval timeout.
+    ApprovalCancelled,
+    /// The client cannot ask the user (it did not announce elicitation).
+    ApprovalUnavailable,
+}
+
+impl MutationCode {
+    /// Every code.
+    pub const ALL: &'static [MutationCode] = <MutationCode as strum::VariantArray>::VARIANTS;
+
+    /// The stable snake_case string (the serde name).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// A tool error's code: one of core's error codes, a database code, or a mutation code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ToolCode {
+    /// The guard refused the request (or it was malformed).
+    Guard(ErrorCode),
+    /// The database failed the approved SQL.
+    Database(DbErrorCode),
+    /// `run_mutation` stopped at its preview, approval or commit.
+    Mutation(MutationCode),
+}
+
+impl ToolCode {
+    /// The stable snake_case string (the serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCode::Guard(c) => c.as_str(),
+            ToolCode::Database(c) => c.as_str(),
+            ToolCode::Mutation(c) => c.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for ToolCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<ErrorCode> for ToolCode {
+    fn from(code: ErrorCode) -> Self {
+        ToolCode::Guard(code)
+    }
+}
+
+impl From<MutationCode> for ToolCode {
+    fn from(code: MutationCode) -> Self {
+        ToolCode::Mutation(code)
+    }
+}
+
+impl From<DbErrorCode> for ToolCode {
+    fn from(code: DbErrorCode) -> Self {
+        ToolCode::Database(code)
+    }
+}
+
+/// Where a tool error arose: one of core's stages, or `execute` for database errors.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Stage {
+    /// The database ran (or tried to run) the approved SQL.
+    Execute,
+    /// `run_mutation`'s rolled-back preview.
+    Preview,
+    /// `run_mutation` asking the user.
+    Approval,
+    /// `run_mutation`'s commit.
+    Commit,
+    /// A stage of the guard (serialised as core's name).
+    #[serde(untagged)]
+    Guard(sqlgate::Stage),
+}
+
+impl Stage {
+    /// The stable snake_case string (the serde name; a unit test keeps the two equal).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Guard(s) => s.as_str(),
+            own => own.into(),
+        }
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

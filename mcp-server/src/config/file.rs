@@ -1,0 +1,118 @@
+//! The settings file (`--config sqlgate.toml`, serde): every `serve` setting, an inline
+//! `[policy]`, and its `[[principals]]`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+use sqlgate::{Policy, PolicyLayer, Vars};
+
+use super::values::parse_duration;
+use crate::codes::Mode;
+
+/// A duration setting in `sqlgate.toml`: a string for [`parse_duration`]. A number is read too,
+/// only to refuse it with the same hint as a bare number on the command line.
+fn deserialize_duration<'de, D>(deserializer: D) -> Result<Option<Duration>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Text(String),
+        Number(f64),
+    }
+    let text = match Written::deserialize(deserializer)? {
+        Written::Text(t) => t,
+        Written::Number(n) => n.to_string(),
+    };
+    parse_duration(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
+}
+
+/// The settings file (`--config sqlgate.toml`): every `serve` setting, plus an inline `[policy]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// `postgres://...`, `sqlite:path` or `duckdb:path`.
+    pub database_url: Option<String>,
+    /// Serve the embedded demo database.
+    pub demo: Option<bool>,
+    /// Path of a policy file (relative to the config file).
+    pub policy_file: Option<PathBuf>,
+    /// Inline policy.
+    pub policy: Option<Policy>,
+    /// Per-query timeout with a unit, e.g. `"10s"`.
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub statement_timeout: Option<Duration>,
+    /// Row cap (`max_rows` of the policy); use the policy's `max_rows` for `null`.
+    pub max_rows: Option<u64>,
+    /// Write mode (`read_only` when absent).
+    pub mode: Option<Mode>,
+    /// Wait for a mutation's approval, with a unit, e.g. `"5m"`.
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub approval_timeout: Option<Duration>,
+    /// Result size cap in bytes.
+    pub max_result_bytes: Option<usize>,
+    /// Pool size.
+    pub pool_size: Option<usize>,
+    /// Cost cap: plan cost.
+    pub max_cost: Option<f64>,
+    /// Cost cap: rows of the largest plan step.
+    pub max_estimated_rows: Option<u64>,
+    /// Refuse to start with a writable role.
+    pub require_read_only_role: Option<bool>,
+    /// HTTP bind address.
+    pub http: Option<String>,
+    /// HTTP without sessions.
+    pub stateless: Option<bool>,
+    /// Environment variable holding the bearer token.
+    pub auth_token_env: Option<String>,
+    /// Serve HTTP without a token.
+    pub allow_unauthenticated: Option<bool>,
+    /// Allowed browser origins.
+    pub allowed_origins: Option<Vec<String>>,
+    /// HTTP body cap.
+    pub max_body_bytes: Option<usize>,
+    /// Audit file.
+    pub audit_file: Option<PathBuf>,
+    /// What a failed audit write does.
+    pub audit_failure: Option<crate::audit::AuditFailure>,
+    /// Audit line format.
+    pub audit_format: Option<crate::audit::AuditFormat>,
+    /// OTLP/HTTP collector receiving the audit records.
+    pub otlp_endpoint: Option<String>,
+    /// Tools to publish.
+    pub enabled_tools: Option<Vec<String>>,
+    /// DuckDB's `max_memory`, e.g. `"1GB"`.
+    pub duckdb_max_memory: Option<String>,
+    /// DuckDB's worker threads.
+    pub duckdb_threads: Option<u64>,
+    /// Row filter variables of the server's own policy (served without principals, or to the
+    /// `--auth-token-env` token).
+    #[serde(default)]
+    pub vars: Option<Vars>,
+    /// Principals: API keys, each with its own policy layer, variables and mode.
+    #[serde(default)]
+    pub principals: Vec<PrincipalFile>,
+}
+
+/// One `[[principals]]` entry of the settings file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrincipalFile {
+    /// Its name, in the audit log and for `--principal`.
+    pub name: String,
+    /// The environment variable holding its bearer token (HTTP).
+    pub token_env: String,
+    /// Values of its row filters' variables.
+    #[serde(default)]
+    pub vars: Vars,
+    /// Its policy, laid on top of the server's (it can only narrow it), inline.
+    pub policy: Option<PolicyLayer>,
+    /// Its policy from a file (JSON or TOML, relative to the config file).
+    pub policy_file: Option<PathBuf>,
+    /// Its mode; the server's when absent, never above it.
+    pub mode: Option<Mode>,
+}

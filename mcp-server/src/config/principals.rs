@@ -1,0 +1,178 @@
+//! Principals: the `[[principals]]` of the settings file resolved into who may call, with which
+//! token, policy layer, variables and mode; and which one stdio serves (`--principal`).
+
+use std::path::Path;
+
+use sqlgate::{PolicyLayer, Vars};
+
+use super::error::ConfigError;
+use super::file::PrincipalFile;
+use super::values::load_policy_layer;
+use crate::codes::Mode;
+
+/// The principal name the `--auth-token-env` token gets when principals are configured.
+pub const DEFAULT_PRINCIPAL: &str = "default";
+
+/// A principal, resolved: what serves a request that carries its token.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    /// Its name.
+    pub name: String,
+    /// Its bearer token (HTTP); `None` over stdio, where no token is read.
+    pub token: Option<String>,
+    /// Row filter variables.
+    pub vars: Vars,
+    /// What it adds to the server's policy (`None`: the server's policy as is).
+    pub layer: Option<PolicyLayer>,
+    /// Its mode (already checked to be at most the server's).
+    pub mode: Mode,
+}
+
+/// Reads a bearer token from the environment variable `var`; `what` names the setting.
+pub fn read_token(var: &str, what: &str) -> Result<String, ConfigError> {
+    match std::env::var(var) {
+        Ok(t) if !t.trim().is_empty() => Ok(t.trim().to_string()),
+        _ => Err(ConfigError(format!(
+            "{what} {var}: the variable is not set or empty"
+        ))),
+    }
+}
+
+/// Resolves `[[principals]]`: names, tokens (HTTP only), policy layers and modes; and which of
+/// them stdio serves (`--principal`). Errors name the principal and the field.
+#[allow(clippy::too_many_arguments)]
+pub fn resolve_principals(
+    entries: &[PrincipalFile],
+    base_dir: &Path,
+    server_mode: Mode,
+    http: bool,
+    chosen: Option<&str>,
+    auth_token_env: Option<&str>,
+    allow_unauthenticated: bool,
+    server_vars: Vars,
+) -> Result<Vec<Principal>, ConfigError> {
+    if entries.is_empty() {
+        return match chosen {
+            Some(name) => Err(ConfigError(format!(
+                "--principal {name}: the config file has no [[principals]]"
+            ))),
+            None => Ok(Vec::new()),
+        };
+    }
+    if http && chosen.is_some() {
+        return Err(ConfigError(
+            "--principal is for stdio; over HTTP each request's bearer token selects its principal"
+                .into(),
+        ));
+    }
+    if http && allow_unauthenticated {
+        return Err(ConfigError(
+            "--allow-unauthenticated cannot serve [[principals]]: each principal is chosen by its \
+             bearer token"
+                .into(),
+        ));
+    }
+    let mut out: Vec<Principal> = Vec::new();
+    for (i, p) in entries.iter().enumerate() {
+        let principal = resolve_entry(i, p, &out, base_dir, server_mode, http)?;
+        out.push(principal);
+    }
+    if http {
+        if let Some(var) = auth_token_env {
+            out.push(Principal {
+                name: DEFAULT_PRINCIPAL.to_string(),
+                token: Some(read_token(var, "--auth-token-env")?),
+                vars: server_vars,
+                layer: None,
+                mode: server_mode,
+            });
+        }
+        for (i, a) in out.iter().enumerate() {
+            if let Some(b) = out[..i].iter().find(|b| b.token == a.token) {
+                return Err(ConfigError(format!(
+                    "principals `{}` and `{}` have the same token: each needs its own",
+                    b.name, a.name
+                )));
+            }
+        }
+        return Ok(out);
+    }
+    let Some(name) = chosen else {
+        let names: Vec<&str> = out.iter().map(|p| p.name.as_str()).collect();
+        return Err(ConfigError(format!(
+            "the config file has [[principals]]; over stdio pass --principal NAME ({})",
+            names.join(", ")
+        )));
+    };
+    match out.into_iter().find(|p| p.name == name) {
+        Some(p) => Ok(vec![p]),
+        None => Err(ConfigError(format!(
+            "--principal {name}: no such principal in the config file"
+        ))),
+    }
+}
+
+/// One `[[principals]]` entry (`principals[i]`), checked against those before it (`taken`).
+fn resolve_entry(
+    i: usize,
+    p: &PrincipalFile,
+    taken: &[Principal],
+    base_dir: &Path,
+    server_mode: Mode,
+    http: bool,
+) -> Result<Principal, ConfigError> {
+    let at = |field: &str| format!("principal `{}` (principals[{i}]): {field}", p.name);
+    let name = p.name.trim();
+    if name.is_empty() || name.chars().any(|c| c.is_control()) {
+        return Err(ConfigError(format!(
+            "principals[{i}]: name must be a non-empty name"
+        )));
+    }
+    if name == DEFAULT_PRINCIPAL {
+        return Err(ConfigError(format!(
+            "{}: `{DEFAULT_PRINCIPAL}` is reserved for the --auth-token-env token",
+            at("name")
+        )));
+    }
+    if taken.iter().any(|o| o.name == name) {
+        return Err(ConfigError(format!(
+            "{}: two principals are named `{name}`",
+            at("name")
+        )));
+    }
+    let layer = match (&p.policy, &p.policy_file) {
+        (Some(_), Some(_)) => {
+            return Err(ConfigError(format!(
+                "{}: give `policy` or `policy_file`, not both",
+                at("policy")
+            )))
+        }
+        (Some(l), None) => Some(l.clone()),
+        (None, Some(f)) => Some(
+            load_policy_layer(&base_dir.join(f))
+                .map_err(|e| ConfigError(format!("{}: {e}", at("policy_file"))))?,
+        ),
+        (None, None) => None,
+    };
+    let mode = p.mode.unwrap_or(server_mode);
+    if mode.rank() > server_mode.rank() {
+        return Err(ConfigError(format!(
+            "{}: `{}` is above the server's mode `{}`; a principal may only narrow",
+            at("mode"),
+            mode.as_str(),
+            server_mode.as_str()
+        )));
+    }
+    let token = if http {
+        Some(read_token(&p.token_env, &at("token_env"))?)
+    } else {
+        None
+    };
+    Ok(Principal {
+        name: name.to_string(),
+        token,
+        vars: p.vars.clone(),
+        layer,
+        mode,
+    })
+}

@@ -1,0 +1,224 @@
+//! The merge of the settings file with the flags (flags win) into [`ServeConfig`], with the
+//! defaults of the settings neither gives.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sqlgate::{Policy, Vars};
+
+use super::error::ConfigError;
+use super::file::FileConfig;
+use super::flags::{apply_overrides, PolicyArgs, ServeArgs};
+use super::principals::{resolve_principals, Principal};
+use super::values::load_policy_file;
+use crate::codes::Mode;
+use crate::gate::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, DEFAULT_STATEMENT_TIMEOUT};
+
+/// Default HTTP body cap: 1 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Default PostgreSQL pool size.
+pub const DEFAULT_POOL_SIZE: usize = 8;
+pub use crate::backend::options::DEFAULT_DUCKDB_THREADS;
+
+pub use crate::backend::connect::Source;
+
+/// Fully resolved `serve` settings.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The database.
+    pub source: Source,
+    /// The policy from file/flags; `None` means the backend's default (dialect of the backend).
+    pub policy: Option<Policy>,
+    /// Flags that override the policy (applied after the backend picks its default policy).
+    pub policy_args: PolicyArgs,
+    /// Row cap from the settings file.
+    pub file_max_rows: Option<u64>,
+    /// Per-query timeout.
+    pub statement_timeout: Duration,
+    /// Write mode.
+    pub mode: Mode,
+    /// Wait for a mutation's approval.
+    pub approval_timeout: Duration,
+    /// Result size cap.
+    pub max_result_bytes: usize,
+    /// Pool size.
+    pub pool_size: usize,
+    /// The cost cap (off unless set).
+    pub cost_cap: crate::backend::cost::CostCap,
+    /// Refuse a writable role.
+    pub require_read_only_role: bool,
+    /// HTTP bind address, if HTTP.
+    pub http: Option<String>,
+    /// HTTP without sessions.
+    pub stateless: bool,
+    /// Environment variable holding the token.
+    pub auth_token_env: Option<String>,
+    /// Serve HTTP without a token.
+    pub allow_unauthenticated: bool,
+    /// Allowed browser origins.
+    pub allowed_origins: Vec<String>,
+    /// HTTP body cap.
+    pub max_body_bytes: usize,
+    /// Audit file (stderr when `None`).
+    pub audit_file: Option<PathBuf>,
+    /// What a failed audit write does.
+    pub audit_failure: crate::audit::AuditFailure,
+    /// Audit line format.
+    pub audit_format: crate::audit::AuditFormat,
+    /// OTLP/HTTP collector receiving the audit records, as a logs URL (checked).
+    pub otlp_endpoint: Option<String>,
+    /// Tools to publish (`None`: all).
+    pub enabled_tools: Option<Vec<String>>,
+    /// DuckDB's `max_memory` (`None`: DuckDB's default).
+    pub duckdb_max_memory: Option<String>,
+    /// DuckDB's worker threads.
+    pub duckdb_threads: u64,
+    /// Row filter variables of the server's own policy.
+    pub vars: Vars,
+    /// The principals to serve: over HTTP each token selects one; over stdio only the one named
+    /// by `--principal`. Empty: the server's own policy, as before principals existed.
+    pub principals: Vec<Principal>,
+}
+
+/// Parses a database URL into a [`Source`], never echoing the URL in errors.
+pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
+    Source::parse(url).map_err(|e| ConfigError(e.to_string()))
+}
+
+/// Merges the settings file (if any) with the flags; flags win.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit came in; to be split (issue 26)"
+)]
+pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
+    let (file, base_dir) = match &args.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| ConfigError(format!("cannot read config {}: {e}", p.display())))?;
+            let fc: FileConfig =
+                toml::from_str(&text).map_err(|e| ConfigError(format!("{}: {e}", p.display())))?;
+            (fc, p.parent().map(Path::to_path_buf).unwrap_or_default())
+        }
+        None => (FileConfig::default(), PathBuf::new()),
+    };
+    let source = if args.demo {
+        Source::Demo
+    } else if let Some(url) = &args.database_url {
+        parse_source(url)?
+    } else if let Some(url) = &file.database_url {
+        parse_source(url)?
+    } else if file.demo == Some(true) {
+        Source::Demo
+    } else {
+        return Err(ConfigError(
+            "no database: pass --demo, --database-url, or set SQLGATE_DATABASE_URL".into(),
+        ));
+    };
+    let policy = if let Some(p) = &args.policy.policy {
+        Some(load_policy_file(p)?)
+    } else if let Some(p) = &file.policy_file {
+        Some(load_policy_file(&base_dir.join(p))?)
+    } else {
+        file.policy.clone()
+    };
+    let statement_timeout = args
+        .statement_timeout
+        .or(file.statement_timeout)
+        .unwrap_or(DEFAULT_STATEMENT_TIMEOUT);
+    let mode = args.mode.or(file.mode).unwrap_or_default();
+    let http = args.http.clone().or(file.http.clone());
+    let auth_token_env = args.auth_token_env.clone().or(file.auth_token_env.clone());
+    let allow_unauthenticated =
+        args.allow_unauthenticated || file.allow_unauthenticated.unwrap_or(false);
+    let principals = resolve_principals(
+        &file.principals,
+        &base_dir,
+        mode,
+        http.is_some(),
+        args.principal.as_deref(),
+        auth_token_env.as_deref(),
+        allow_unauthenticated,
+        file.vars.clone().unwrap_or_default(),
+    )?;
+    Ok(ServeConfig {
+        vars: file.vars.clone().unwrap_or_default(),
+        principals,
+        source,
+        policy,
+        policy_args: args.policy.clone(),
+        file_max_rows: file.max_rows,
+        statement_timeout,
+        mode,
+        approval_timeout: args
+            .approval_timeout
+            .or(file.approval_timeout)
+            .unwrap_or(DEFAULT_APPROVAL_TIMEOUT),
+        max_result_bytes: args
+            .max_result_bytes
+            .or(file.max_result_bytes)
+            .unwrap_or(DEFAULT_MAX_RESULT_BYTES),
+        cost_cap: crate::backend::cost::CostCap {
+            max_cost: match args.max_cost.or(file.max_cost) {
+                Some(c) if !(c.is_finite() && c > 0.0) => {
+                    return Err(ConfigError(format!(
+                        "max_cost must be a positive number, not {c}"
+                    )))
+                }
+                other => other,
+            },
+            max_estimated_rows: args.max_estimated_rows.or(file.max_estimated_rows),
+        },
+        pool_size: args
+            .pool_size
+            .or(file.pool_size)
+            .unwrap_or(DEFAULT_POOL_SIZE)
+            .max(1),
+        require_read_only_role: args.require_read_only_role
+            || file.require_read_only_role.unwrap_or(false),
+        http,
+        stateless: args.stateless || file.stateless.unwrap_or(false),
+        auth_token_env,
+        allow_unauthenticated,
+        allowed_origins: if args.allowed_origins.is_empty() {
+            file.allowed_origins.unwrap_or_default()
+        } else {
+            args.allowed_origins.clone()
+        },
+        max_body_bytes: args
+            .max_body_bytes
+            .or(file.max_body_bytes)
+            .unwrap_or(DEFAULT_MAX_BODY_BYTES),
+        audit_file: args.audit_file.clone().or(file.audit_file),
+        audit_failure: args
+            .audit_failure
+            .or(file.audit_failure)
+            .unwrap_or_default(),
+        audit_format: args.audit_format.or(file.audit_format).unwrap_or_default(),
+        otlp_endpoint: match args.otlp_endpoint.clone().or(file.otlp_endpoint) {
+            Some(e) => Some(crate::audit::export::logs_url(&e).map_err(ConfigError)?),
+            None => None,
+        },
+        enabled_tools: args.tools.clone().or(file.enabled_tools),
+        duckdb_max_memory: args.duckdb_max_memory.clone().or(file.duckdb_max_memory),
+        duckdb_threads: args
+            .duckdb_threads
+            .or(file.duckdb_threads)
+            .unwrap_or(DEFAULT_DUCKDB_THREADS)
+            .max(1),
+    })
+}
+
+impl ServeConfig {
+    /// The final policy: the configured one (or `default` for the backend) with flags applied.
+    pub fn final_policy(&self, default: Policy) -> Result<Policy, ConfigError> {
+        let mut policy = self.policy.clone().unwrap_or(default);
+        if let Some(m) = self.file_max_rows {
+            policy.max_rows = Some(m);
+        }
+        let args = PolicyArgs {
+            policy: None,
+            ..self.policy_args.clone()
+        };
+        apply_overrides(policy, &args)
+    }
+}

@@ -1,0 +1,372 @@
+//! The gate: one principal's [`Engine`], a backend, the core guard built from its policy and the
+//! live catalog ([`catalog`]), and the operations the tools call (list, describe, validate, run;
+//! the write mode in [`mode`]). Transport-agnostic: the MCP server and the `demo` command both
+//! drive it.
+
+// ToolError is the structured content of a refusal; results carry it by value on purpose.
+#![allow(clippy::result_large_err)]
+
+pub mod catalog;
+pub mod error;
+pub mod hints;
+pub mod mode;
+pub mod output;
+pub mod writable;
+
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use sqlgate::{Guard, Policy, ReadAccess, Vars, Verdict};
+
+use crate::backend::cost::CostCap;
+use crate::backend::{Backend, DbError, QueryLimits, TableDetail};
+use crate::gate::catalog::{build_snapshot, Snapshot};
+use crate::gate::error::ToolError;
+use crate::gate::mode::Mode;
+pub use output::{
+    EstimateOutput, ListTablesOutput, RunQueryOutput, RunTrace, TableSummary, ValidateOutput,
+};
+
+/// Default result size cap: 1 MiB.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 1024 * 1024;
+/// Default statement timeout.
+pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default wait for the user's approval of a mutation.
+pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// Engine settings.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Policy without catalog; its `max_rows` is the row cap returned to callers.
+    pub policy: Policy,
+    /// Cap on the JSON size of returned rows.
+    pub max_result_bytes: usize,
+    /// Statement timeout.
+    pub statement_timeout: Duration,
+    /// Write mode (`run_mutation` and who approves).
+    pub mode: Mode,
+    /// How long `run_mutation` waits for the user's approval.
+    pub approval_timeout: Duration,
+}
+
+impl EngineConfig {
+    /// Read-only settings: `policy`, `timeout` per statement, 1 MiB results.
+    pub fn read_only(policy: Policy, timeout: Duration) -> Self {
+        EngineConfig {
+            policy,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            statement_timeout: timeout,
+            mode: Mode::ReadOnly,
+            approval_timeout: DEFAULT_APPROVAL_TIMEOUT,
+        }
+    }
+}
+
+/// Backend + guard + catalog, for one principal (or the server's own policy): several engines
+/// may share one backend (its pool), each with its own policy, variables and mode.
+pub struct Engine {
+    backend: Arc<Backend>,
+    principal: Option<String>,
+    vars: Vars,
+    config: EngineConfig,
+    snapshot: RwLock<Arc<Snapshot>>,
+    enabled_tools: Option<Vec<String>>,
+    cost_cap: CostCap,
+}
+
+impl Engine {
+    /// Connects the engine: introspects the database and builds the guard.
+    pub async fn new(backend: Backend, config: EngineConfig) -> Result<Engine, String> {
+        Self::with_vars(Arc::new(backend), config, None, Vars::new()).await
+    }
+
+    /// An engine over a shared `backend` serving `principal` (named in every audit record)
+    /// with `vars` bound to its row filters in every check.
+    pub async fn with_vars(
+        backend: Arc<Backend>,
+        config: EngineConfig,
+        principal: Option<String>,
+        vars: Vars,
+    ) -> Result<Engine, String> {
+        Guard::new(config.policy.clone()).map_err(|e| e.to_string())?;
+        let tables = backend
+            .introspect()
+            .await
+            .map_err(|e| format!("cannot read the schema: {e}"))?;
+        let snapshot = build_snapshot(&config.policy, tables, &vars)?;
+        Ok(Engine {
+            backend,
+            principal,
+            vars,
+            config,
+            snapshot: RwLock::new(Arc::new(snapshot)),
+            enabled_tools: None,
+            cost_cap: CostCap::default(),
+        })
+    }
+
+    /// Publishes only these tools (`--tools`); `None` publishes all.
+    pub fn set_enabled_tools(&mut self, names: Option<Vec<String>>) {
+        self.enabled_tools = names;
+    }
+
+    /// Refuses approved reads whose planner estimate is over `cap` (`--max-cost`,
+    /// `--max-estimated-rows`), where the engine gives an estimate.
+    pub fn set_cost_cap(&mut self, cap: CostCap) {
+        self.cost_cap = cap;
+    }
+
+    /// The cost cap in force.
+    pub fn cost_cap(&self) -> CostCap {
+        self.cost_cap
+    }
+
+    /// The tools the operator enabled (`None`: all).
+    pub fn enabled_tools(&self) -> Option<&[String]> {
+        self.enabled_tools.as_deref()
+    }
+
+    fn snapshot(&self) -> Arc<Snapshot> {
+        match self.snapshot.read() {
+            Ok(s) => s.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// The guard in force (policy + live catalog).
+    pub fn guard(&self) -> Arc<Guard> {
+        self.snapshot().guard.clone()
+    }
+
+    /// The backend.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// The backend, to share with another engine.
+    pub fn shared_backend(&self) -> Arc<Backend> {
+        self.backend.clone()
+    }
+
+    /// The principal this engine serves (`None`: the server's own policy, no principals).
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+
+    /// The row filter variables bound in every check.
+    pub fn vars(&self) -> &Vars {
+        &self.vars
+    }
+
+    /// The write mode.
+    pub fn mode(&self) -> Mode {
+        self.config.mode
+    }
+
+    /// How long `run_mutation` waits for an approval.
+    pub fn approval_timeout(&self) -> Duration {
+        self.config.approval_timeout
+    }
+
+    /// The policy (without catalog).
+    pub fn policy(&self) -> &Policy {
+        &self.config.policy
+    }
+
+    /// The statement timeout.
+    pub fn statement_timeout(&self) -> Duration {
+        self.config.statement_timeout
+    }
+
+    /// The cap on the JSON size of returned rows.
+    pub fn max_result_bytes(&self) -> usize {
+        self.config.max_result_bytes
+    }
+
+    /// Tables a mutation may modify (qualified names), empty in `read_only` mode.
+    pub fn writable_tables(&self) -> Arc<Vec<String>> {
+        if !self.config.mode.writes() {
+            return Arc::new(Vec::new());
+        }
+        self.snapshot().writable.clone()
+    }
+
+    /// The row cap returned to callers.
+    pub fn row_cap(&self) -> Option<u64> {
+        self.config.policy.max_rows
+    }
+
+    /// Reloads the catalog from the database.
+    pub async fn refresh(&self) -> Result<(), ToolError> {
+        let tables = self
+            .backend
+            .introspect()
+            .await
+            .map_err(|e| ToolError::from_db(&e))?;
+        let snapshot = build_snapshot(&self.config.policy, tables, &self.vars)
+            .map_err(|m| ToolError::bad_request(m, None))?;
+        match self.snapshot.write() {
+            Ok(mut s) => *s = Arc::new(snapshot),
+            Err(poisoned) => *poisoned.into_inner() = Arc::new(snapshot),
+        }
+        Ok(())
+    }
+
+    /// `list_tables`: reloads the catalog, then lists what the policy allows.
+    pub async fn list_tables(&self) -> Result<ListTablesOutput, ToolError> {
+        // A reload failure falls back to the last catalog only when there is one to show.
+        if let Err(e) = self.refresh().await {
+            if self.snapshot().tables.is_empty() {
+                return Err(e);
+            }
+        }
+        let snap = self.snapshot();
+        Ok(ListTablesOutput {
+            tables: snap
+                .tables
+                .iter()
+                .map(|t| TableSummary {
+                    schema: t.schema.clone(),
+                    name: t.name.clone(),
+                    kind: t.kind.clone(),
+                    estimated_rows: t.estimated_rows,
+                    comment: t.comment.clone(),
+                    row_filtered: t.row_filtered,
+                })
+                .collect(),
+        })
+    }
+
+    /// `describe_table`: the guard decides whether the name exists and may be read.
+    pub fn describe_table(&self, name: &str) -> Result<TableDetail, ToolError> {
+        let snap = self.snapshot();
+        if !sqlgate::is_table_path(name, snap.guard.policy().dialect) {
+            return Err(ToolError::bad_request(
+                "`table` must be a table name, optionally schema-qualified (e.g. `orders` or `public.orders`)",
+                Some("call list_tables for the names"),
+            ));
+        }
+        let resolved = match snap.guard.read_access(name, &self.vars) {
+            ReadAccess::Readable { table, .. } => table,
+            ReadAccess::Refused(e) => return Err(ToolError::from_guard_error(&e)),
+        };
+        let lower = resolved.to_lowercase();
+        let found = snap
+            .tables
+            .iter()
+            .find(|t| t.qualified_name() == resolved || t.name == resolved)
+            .or_else(|| {
+                snap.tables.iter().find(|t| {
+                    t.qualified_name().to_lowercase() == lower || t.name.to_lowercase() == lower
+                })
+            });
+        found.cloned().ok_or_else(|| {
+            ToolError::bad_request(
+                format!("table `{}` is not in the catalog", name.trim()),
+                Some("call list_tables for the names"),
+            )
+        })
+    }
+
+    /// `validate_query`: the verdict, with the planner's estimate of an allowed query (a failed
+    /// EXPLAIN leaves it out: the verdict stands on its own).
+    pub async fn validate_with_estimate(&self, sql: &str) -> ValidateOutput {
+        let verdict = self.validate(sql);
+        let estimate = match (&verdict.sql, verdict.allowed) {
+            (Some(approved), true) => self
+                .backend
+                .estimate(approved, self.config.statement_timeout)
+                .await
+                .ok()
+                .flatten()
+                .map(|e| EstimateOutput {
+                    over_cap: self.cost_cap.exceeded_by(&e),
+                    cost: e.cost,
+                    rows: e.rows,
+                    largest_step: e.advice,
+                }),
+            _ => None,
+        };
+        ValidateOutput { verdict, estimate }
+    }
+
+    /// The cost cap: the planner's estimate of approved `sql`, refused with `too_expensive`
+    /// when over a cap. No cap, or an engine without estimates (SQLite): nothing to check.
+    async fn over_cost_cap(&self, sql: &str) -> Result<(), DbError> {
+        if !self.cost_cap.is_set() {
+            return Ok(());
+        }
+        let Some(estimate) = self
+            .backend
+            .estimate(sql, self.config.statement_timeout)
+            .await?
+        else {
+            return Ok(());
+        };
+        match self.cost_cap.exceeded_by(&estimate) {
+            None => Ok(()),
+            Some(why) => Err(DbError::too_expensive(why, estimate.advice)),
+        }
+    }
+
+    /// `validate_query`: the guard's verdict, no execution; a refusal's hint names the tool that
+    /// helps (see [`hints`]).
+    pub fn validate(&self, sql: &str) -> Verdict {
+        let mut verdict = self.guard().verdict_with(sql, &self.vars);
+        let writes = self.config.mode.writes();
+        if let Some(e) = verdict.error.as_mut() {
+            let hint = hints::with_tool(e.code, e.hint.as_deref());
+            e.hint = hints::for_run_query(verdict.query_class, writes, hint.as_deref());
+        }
+        verdict
+    }
+
+    /// `run_query`: check with core, then execute the approved SQL only.
+    pub async fn run_query(&self, sql: &str) -> (Result<RunQueryOutput, ToolError>, RunTrace) {
+        let mut trace = RunTrace::default();
+        let guard = self.guard();
+        // One row more than the cap, so that the extra row tells whether the cap cut the result.
+        let fetch_cap = self.config.policy.max_rows.map(|n| n.saturating_add(1));
+        let approved = match guard.check_with_vars_and_row_cap(sql, &self.vars, fetch_cap) {
+            Ok(a) => a,
+            Err(r) => {
+                trace.query_class = Some(r.query_class);
+                if let Some(note) = hints::operator_note(&r.error) {
+                    eprintln!("{note}");
+                }
+                let mut e = ToolError::from_rejection(&r);
+                let writes = self.config.mode.writes();
+                e.hint = hints::for_run_query(r.query_class, writes, e.hint.as_deref());
+                return (Err(e), trace);
+            }
+        };
+        trace.query_class = Some(approved.query_class);
+        trace.executed_sql = Some(approved.sql.clone());
+        let limits = QueryLimits {
+            max_rows: self.config.policy.max_rows,
+            max_bytes: self.config.max_result_bytes,
+            timeout: self.config.statement_timeout,
+        };
+        let start = Instant::now();
+        let result = match self.over_cost_cap(&approved.sql).await {
+            Ok(()) => self.backend.execute(&approved.sql, limits).await,
+            Err(e) => Err(e),
+        };
+        let duration_ms = (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
+        match result {
+            Err(e) => (Err(ToolError::from_db(&e)), trace),
+            Ok(r) => (
+                Ok(RunQueryOutput {
+                    row_count: r.rows.len(),
+                    columns: r.columns,
+                    rows: r.rows,
+                    truncated: r.truncated,
+                    executed_sql: approved.sql,
+                    query_class: approved.query_class.as_str().to_string(),
+                    duration_ms,
+                }),
+                trace,
+            ),
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! The server's instructions to the model: how to use the tools, and what the write mode allows.
+
+use crate::gate::Engine;
+
+/// Server instructions shown to the model.
+pub fn instructions(engine: &Engine) -> String {
+    let mut s = String::from(
+        "sqlgate: read-only SQL access. Call list_tables, then describe_table, then run_query with one \
+         SELECT. Every query is checked by sqlgate before it runs; what runs is the regenerated \
+         `executed_sql` with a row cap. A refused query returns isError with `code` and a `hint` \
+         that says how to fix it in one turn. Columns marked protected cannot be read; list the \
+         columns you need instead of `*`.",
+    );
+    s.push_str(&format!(
+        " Dialect: {}.",
+        engine.backend().dialect().as_str()
+    ));
+    if let Some(n) = engine.row_cap() {
+        s.push_str(&format!(" Row cap: {n}."));
+    }
+    if let Some(p) = engine.principal() {
+        s.push_str(&format!(" Principal: {p}."));
+    }
+    if engine.guard().has_row_filters() {
+        s.push_str(
+            " Some tables are row-filtered (list_tables marks them): every query sees only the \
+             rows you are allowed, whatever its WHERE.",
+        );
+    }
+    s.push_str(&mode_instructions(engine));
+    let warnings = engine.backend().role_warnings();
+    if !engine.mode().writes() && !warnings.is_empty() {
+        s.push_str(&format!(
+            " WARNING: the database role can write ({}); sqlgate still refuses anything but reads, \
+             but the operator should connect with a read-only role.",
+            warnings.join("; ")
+        ));
+    }
+    s
+}
+
+/// What the instructions say about the mode: which tables run_mutation may modify, and who
+/// approves.
+fn mode_instructions(engine: &Engine) -> String {
+    let mode = engine.mode();
+    if !mode.writes() {
+        return format!(" Mode: {} (reads only; no mutation tool).", mode.as_str());
+    }
+    let tables = engine.writable_tables();
+    let who = match mode {
+        crate::gate::mode::Mode::Safe => {
+            "every mutation is previewed and needs the user's approval"
+        }
+        crate::gate::mode::Mode::DeleteSafe => {
+            "every mutation is previewed; deletes need the user's approval"
+        }
+        _ => "every mutation is previewed and commits without approval",
+    };
+    format!(
+        " Mode: {} ({who}). run_mutation may modify: {}. run_query never writes.",
+        mode.as_str(),
+        if tables.is_empty() {
+            "no table".to_string()
+        } else {
+            tables.join(", ")
+        }
+    )
+}
