@@ -9,7 +9,7 @@ use sqlgate::{ColumnRules, Dialect, Policy, QueryClass, WriteRules};
 use crate::app::exit;
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
-use crate::gate::{Engine, EngineConfig};
+use crate::gate::{Engine, EngineConfig, RunQueryOutput};
 use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
 
 /// The demo policy: SQLite, 100 rows, `customers.email` and `customers.phone` protected.
@@ -113,16 +113,36 @@ pub fn run_demo() -> i32 {
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
-)]
+/// Plays the read scenes, then the write scenes, then shows how to serve the demo.
 async fn demo() -> Result<(), String> {
     let st = Style {
         color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
+    let engine = read_only_engine().await?;
+    println!(
+        "{}",
+        st.head("sqlgate demo: what an agent sends, and what sqlgate does with it")
+    );
+    print_sample_summary(&st, &engine).await?;
+    for (i, (what, sql)) in SCENARIOS.iter().enumerate() {
+        println!();
+        println!("{}", st.head(&format!("{}. {what}", i + 1)));
+        println!("   agent sends: {sql}");
+        let (outcome, _) = engine.run_query(sql).await;
+        match outcome {
+            Ok(out) => print_allowed(&st, &out),
+            Err(e) => print_refusal(&st, &e),
+        }
+    }
+    write_scenes(&st, SCENARIOS.len() + 1).await?;
+    print_client_setup(&st);
+    Ok(())
+}
+
+/// The read-only engine of the read scenes, over the sample database with the demo policy.
+async fn read_only_engine() -> Result<Engine, String> {
     let backend = demo_backend(false)?;
-    let engine = Engine::new(
+    Engine::new(
         backend,
         EngineConfig {
             policy: demo_policy(),
@@ -132,11 +152,11 @@ async fn demo() -> Result<(), String> {
             approval_timeout: crate::gate::DEFAULT_APPROVAL_TIMEOUT,
         },
     )
-    .await?;
-    println!(
-        "{}",
-        st.head("sqlgate demo: what an agent sends, and what sqlgate does with it")
-    );
+    .await
+}
+
+/// One line naming the sample's tables (with their estimated rows) and the policy.
+async fn print_sample_summary(st: &Style, engine: &Engine) -> Result<(), String> {
     let tables = engine.list_tables().await.map_err(|e| e.message)?;
     let names: Vec<String> = tables
         .tables
@@ -150,45 +170,42 @@ async fn demo() -> Result<(), String> {
             names.join(", ")
         ))
     );
-    for (i, (what, sql)) in SCENARIOS.iter().enumerate() {
-        println!();
-        println!("{}", st.head(&format!("{}. {what}", i + 1)));
-        println!("   agent sends: {sql}");
-        let (outcome, _) = engine.run_query(sql).await;
-        match outcome {
-            Ok(out) => {
-                println!("   {} executed: {}", st.ok("ALLOWED"), out.executed_sql);
-                println!(
-                    "   {}",
-                    st.dim(
-                        "the row cap was injected as LIMIT 101: sqlgate fetches one row more than the cap of 100 to know whether the result was cut"
-                    )
-                );
-                let cols: Vec<&str> = out.columns.iter().map(|c| c.name.as_str()).collect();
-                println!("   {}", cols.join(" | "));
-                for row in out.rows.iter().take(5) {
-                    let cells: Vec<String> = cols
-                        .iter()
-                        .map(|c| match row.get(*c) {
-                            Some(serde_json::Value::String(s)) => s.clone(),
-                            Some(v) => v.to_string(),
-                            None => String::new(),
-                        })
-                        .collect();
-                    println!("   {}", cells.join(" | "));
-                }
-                println!(
-                    "   {}",
-                    st.dim(&format!(
-                        "({} rows, truncated: {}; first 5 shown)",
-                        out.row_count, out.truncated
-                    ))
-                );
-            }
-            Err(e) => print_refusal(&st, &e),
-        }
+    Ok(())
+}
+
+/// An allowed query: the SQL executed, the injected row cap, and its first five rows.
+fn print_allowed(st: &Style, out: &RunQueryOutput) {
+    println!("   {} executed: {}", st.ok("ALLOWED"), out.executed_sql);
+    println!(
+        "   {}",
+        st.dim(
+            "the row cap was injected as LIMIT 101: sqlgate fetches one row more than the cap of 100 to know whether the result was cut"
+        )
+    );
+    let cols: Vec<&str> = out.columns.iter().map(|c| c.name.as_str()).collect();
+    println!("   {}", cols.join(" | "));
+    for row in out.rows.iter().take(5) {
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|c| match row.get(*c) {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None => String::new(),
+            })
+            .collect();
+        println!("   {}", cells.join(" | "));
     }
-    write_scenes(&st, SCENARIOS.len() + 1).await?;
+    println!(
+        "   {}",
+        st.dim(&format!(
+            "({} rows, truncated: {}; first 5 shown)",
+            out.row_count, out.truncated
+        ))
+    );
+}
+
+/// How to serve the demo from Claude Desktop and Claude Code.
+fn print_client_setup(st: &Style) {
     println!();
     println!(
         "{}",
@@ -199,7 +216,6 @@ async fn demo() -> Result<(), String> {
         "{}",
         st.dim("(Claude Code: claude mcp add sqlgate-demo -- sqlgate-mcp serve --demo)")
     );
-    Ok(())
 }
 
 /// The mutations the demo plays in `safe` mode: (what the agent wants, the SQL it sends).

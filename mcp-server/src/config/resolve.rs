@@ -86,41 +86,10 @@ pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
 }
 
 /// Merges the settings file (if any) with the flags; flags win.
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit came in; to be split (issue 26)"
-)]
 pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
-    let (file, base_dir) = match &args.config {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| ConfigError(format!("cannot read config {}: {e}", p.display())))?;
-            let fc: FileConfig =
-                toml::from_str(&text).map_err(|e| ConfigError(format!("{}: {e}", p.display())))?;
-            (fc, p.parent().map(Path::to_path_buf).unwrap_or_default())
-        }
-        None => (FileConfig::default(), PathBuf::new()),
-    };
-    let source = if args.demo {
-        Source::Demo
-    } else if let Some(url) = &args.database_url {
-        parse_source(url)?
-    } else if let Some(url) = &file.database_url {
-        parse_source(url)?
-    } else if file.demo == Some(true) {
-        Source::Demo
-    } else {
-        return Err(ConfigError(
-            "no database: pass --demo, --database-url, or set SQLGATE_DATABASE_URL".into(),
-        ));
-    };
-    let policy = if let Some(p) = &args.policy.policy {
-        Some(load_policy_file(p)?)
-    } else if let Some(p) = &file.policy_file {
-        Some(load_policy_file(&base_dir.join(p))?)
-    } else {
-        file.policy.clone()
-    };
+    let (file, base_dir) = read_file_config(args.config.as_deref())?;
+    let source = resolve_source(args, &file)?;
+    let policy = resolve_policy(args, &file, &base_dir)?;
     let statement_timeout = args
         .statement_timeout
         .or(file.statement_timeout)
@@ -140,6 +109,8 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         allow_unauthenticated,
         file.vars.clone().unwrap_or_default(),
     )?;
+    let cost_cap = resolve_cost_cap(args, &file)?;
+    let otlp_endpoint = resolve_otlp_endpoint(args, &file)?;
     Ok(ServeConfig {
         vars: file.vars.clone().unwrap_or_default(),
         principals,
@@ -157,17 +128,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .max_result_bytes
             .or(file.max_result_bytes)
             .unwrap_or(DEFAULT_MAX_RESULT_BYTES),
-        cost_cap: crate::backend::cost::CostCap {
-            max_cost: match args.max_cost.or(file.max_cost) {
-                Some(c) if !(c.is_finite() && c > 0.0) => {
-                    return Err(ConfigError(format!(
-                        "max_cost must be a positive number, not {c}"
-                    )))
-                }
-                other => other,
-            },
-            max_estimated_rows: args.max_estimated_rows.or(file.max_estimated_rows),
-        },
+        cost_cap,
         pool_size: args
             .pool_size
             .or(file.pool_size)
@@ -194,10 +155,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .or(file.audit_failure)
             .unwrap_or_default(),
         audit_format: args.audit_format.or(file.audit_format).unwrap_or_default(),
-        otlp_endpoint: match args.otlp_endpoint.clone().or(file.otlp_endpoint) {
-            Some(e) => Some(crate::audit::export::logs_url(&e).map_err(ConfigError)?),
-            None => None,
-        },
+        otlp_endpoint,
         enabled_tools: args.tools.clone().or(file.enabled_tools),
         duckdb_max_memory: args.duckdb_max_memory.clone().or(file.duckdb_max_memory),
         duckdb_threads: args
@@ -206,6 +164,85 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .unwrap_or(DEFAULT_DUCKDB_THREADS)
             .max(1),
     })
+}
+
+/// The settings file (empty without `--config`) and the folder its relative paths start from.
+fn read_file_config(path: Option<&Path>) -> Result<(FileConfig, PathBuf), ConfigError> {
+    match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| ConfigError(format!("cannot read config {}: {e}", p.display())))?;
+            let fc: FileConfig =
+                toml::from_str(&text).map_err(|e| ConfigError(format!("{}: {e}", p.display())))?;
+            Ok((fc, p.parent().map(Path::to_path_buf).unwrap_or_default()))
+        }
+        None => Ok((FileConfig::default(), PathBuf::new())),
+    }
+}
+
+/// The database: `--demo`, then `--database-url`, then the file's URL, then the file's `demo`.
+fn resolve_source(args: &ServeArgs, file: &FileConfig) -> Result<Source, ConfigError> {
+    if args.demo {
+        Ok(Source::Demo)
+    } else if let Some(url) = &args.database_url {
+        parse_source(url)
+    } else if let Some(url) = &file.database_url {
+        parse_source(url)
+    } else if file.demo == Some(true) {
+        Ok(Source::Demo)
+    } else {
+        Err(ConfigError(
+            "no database: pass --demo, --database-url, or set SQLGATE_DATABASE_URL".into(),
+        ))
+    }
+}
+
+/// The policy: `--policy`, then the file's `policy_file` (relative to the file), then its inline
+/// `policy`; `None` leaves the backend's default.
+fn resolve_policy(
+    args: &ServeArgs,
+    file: &FileConfig,
+    base_dir: &Path,
+) -> Result<Option<Policy>, ConfigError> {
+    if let Some(p) = &args.policy.policy {
+        Ok(Some(load_policy_file(p)?))
+    } else if let Some(p) = &file.policy_file {
+        Ok(Some(load_policy_file(&base_dir.join(p))?))
+    } else {
+        Ok(file.policy.clone())
+    }
+}
+
+/// The cost cap; a `max_cost` that is not a positive number is refused.
+fn resolve_cost_cap(
+    args: &ServeArgs,
+    file: &FileConfig,
+) -> Result<crate::backend::cost::CostCap, ConfigError> {
+    let max_cost = match args.max_cost.or(file.max_cost) {
+        Some(c) if !(c.is_finite() && c > 0.0) => {
+            return Err(ConfigError(format!(
+                "max_cost must be a positive number, not {c}"
+            )))
+        }
+        other => other,
+    };
+    Ok(crate::backend::cost::CostCap {
+        max_cost,
+        max_estimated_rows: args.max_estimated_rows.or(file.max_estimated_rows),
+    })
+}
+
+/// The OTLP collector as a checked logs URL, if one is set.
+fn resolve_otlp_endpoint(
+    args: &ServeArgs,
+    file: &FileConfig,
+) -> Result<Option<String>, ConfigError> {
+    match args.otlp_endpoint.clone().or(file.otlp_endpoint.clone()) {
+        Some(e) => Ok(Some(
+            crate::audit::export::logs_url(&e).map_err(ConfigError)?,
+        )),
+        None => Ok(None),
+    }
 }
 
 impl ServeConfig {

@@ -1,13 +1,22 @@
 //! The MCP server: seven tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
 //! `run_mutation` in a write mode, `audit_verify`, `server_info`) over an [`Engine`], with output
 //! schemas, structured content, a text rendering and the MCP hints. Every call is audited.
+//!
+//! One tool per file (its arguments, handler and text rendering); the router below holds only
+//! each tool's name, description, schema and annotations, and the audit of its call.
 
 pub mod approval;
 pub mod args;
+pub mod audit_verify;
+pub mod describe_table;
 pub mod instructions;
+pub mod list_tables;
+pub mod result;
 pub mod run_mutation;
+pub mod run_query;
 pub mod server_info;
 pub mod text;
+pub mod validate_query;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -17,19 +26,18 @@ use futures::future::join;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
-use serde::Serialize;
 
-use crate::audit::{Audit, AuditRecord, Decision};
+use crate::audit::{Audit, AuditRecord};
 use crate::backend::TableDetail;
-use crate::gate::error::ToolError;
 use crate::gate::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
 use crate::tools::run_mutation::RunMutationOutput;
-use approval::ApprovalRequest;
-pub use args::{DescribeTableArgs, MutationArgs, SqlArgs};
+pub use args::SqlArgs;
+pub use describe_table::DescribeTableArgs;
 pub use instructions::instructions;
+pub use run_mutation::MutationArgs;
 pub use server_info::{AuditInfo, ChainInfo, ServerInfoOutput};
 
 /// The MCP server.
@@ -39,26 +47,6 @@ pub struct SqlGateServer {
     audit: Audit,
     instructions: Arc<String>,
     tool_router: ToolRouter<SqlGateServer>,
-}
-
-fn success<T: Serialize>(value: &T, rendering: String) -> CallToolResult {
-    success_json(serde_json::to_value(value).unwrap_or_default(), rendering)
-}
-
-/// A result whose structured content is already JSON (no second copy of the rows), with
-/// `rendering` as its text. Built from `success` rather than rmcp's `structured`, which would
-/// first print `value` as the text only for it to be replaced.
-fn success_json(value: serde_json::Value, rendering: String) -> CallToolResult {
-    let mut r = CallToolResult::success(vec![ContentBlock::text(rendering)]);
-    r.structured_content = Some(value);
-    r
-}
-
-fn failure(e: &ToolError) -> CallToolResult {
-    let v = serde_json::to_value(e).unwrap_or_default();
-    let mut r = CallToolResult::error(vec![ContentBlock::text(text::error(e))]);
-    r.structured_content = Some(v);
-    r
 }
 
 fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
@@ -182,22 +170,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine.list_tables().await {
-            Ok(out) => {
-                let rec = AuditRecord {
-                    row_count: Some(out.tables.len()),
-                    ..AuditRecord::new("list_tables", Decision::Allow)
-                };
-                (rec, success(&out, text::list_tables(&out)))
-            }
-            Err(e) => {
-                let rec = AuditRecord {
-                    code: Some(e.code),
-                    ..AuditRecord::new("list_tables", Decision::Error)
-                };
-                (rec, failure(&e))
-            }
-        };
+        let (rec, result) = list_tables::handle(&self.engine).await;
         self.audited(&ctx, rec, start, result).await
     }
 
@@ -220,15 +193,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (decision, code, result) = match self.engine.describe_table(&args.table) {
-            Ok(t) => (Decision::Allow, None, success(&t, text::describe_table(&t))),
-            Err(e) => (Decision::Refuse, Some(e.code), failure(&e)),
-        };
-        let rec = AuditRecord {
-            code,
-            table: Some(args.table.clone()),
-            ..AuditRecord::new("describe_table", decision)
-        };
+        let (rec, result) = describe_table::handle(&self.engine, &args);
         self.audited(&ctx, rec, start, result).await
     }
 
@@ -251,24 +216,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let out = self.engine.validate_with_estimate(&args.sql).await;
-        let v = &out.verdict;
-        let decision = if v.allowed {
-            Decision::Allow
-        } else {
-            Decision::Refuse
-        };
-        let rec = AuditRecord {
-            code: v.error.as_ref().map(|e| e.code.into()),
-            query_class: Some(v.query_class),
-            sql: Some(args.sql.clone()),
-            ..AuditRecord::new("validate_query", decision)
-        };
-        let mut rendering = text::verdict(v);
-        if let Some(e) = &out.estimate {
-            rendering.push_str(&text::estimate(e));
-        }
-        let result = success(&out, rendering);
+        let (rec, result) = validate_query::handle(&self.engine, &args).await;
         self.audited(&ctx, rec, start, result).await
     }
 
@@ -291,27 +239,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (outcome, trace) = self.engine.run_query(&args.sql).await;
-        let (decision, code, row_count) = match &outcome {
-            Ok(out) => (Decision::Allow, None, Some(out.row_count)),
-            Err(e) if e.is_database_error() => (Decision::Error, Some(e.code), None),
-            Err(e) => (Decision::Refuse, Some(e.code), None),
-        };
-        let result = move || match outcome {
-            Ok(out) => {
-                let rendering = text::run_query(&out);
-                success_json(out.into_json(), rendering)
-            }
-            Err(e) => failure(&e),
-        };
-        let rec = AuditRecord {
-            code,
-            row_count,
-            sql: Some(args.sql.clone()),
-            query_class: trace.query_class,
-            executed_sql: trace.executed_sql,
-            ..AuditRecord::new("run_query", decision)
-        };
+        let (rec, result) = run_query::handle(&self.engine, &args).await;
         self.audited_while(&ctx, rec, start, result).await
     }
 
@@ -334,24 +262,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let peer = ctx.peer.clone();
-        let timeout = self.engine.approval_timeout();
-        let ask =
-            |request: ApprovalRequest| async move { approval::ask(&peer, &request, timeout).await };
-        let (outcome, trace) = self.engine.run_mutation(&args.sql, ask).await;
-        let (code, result) = match outcome {
-            Ok(out) => (None, success(&out, text::run_mutation(&out))),
-            Err(e) => (Some(e.code), failure(&e)),
-        };
-        let rec = AuditRecord {
-            code,
-            sql: Some(args.sql.clone()),
-            query_class: trace.query_class,
-            executed_sql: trace.executed_sql,
-            preview_rows: trace.preview_rows,
-            committed_rows: trace.committed_rows,
-            ..AuditRecord::new("run_mutation", trace.decision)
-        };
+        let (rec, result) = run_mutation::handle(&self.engine, &args, ctx.peer.clone()).await;
         self.audited(&ctx, rec, start, result).await
     }
 
@@ -368,28 +279,7 @@ impl SqlGateServer {
         )
     )]
     pub async fn audit_verify(&self) -> Result<CallToolResult, McpError> {
-        let Some(path) = self.audit.path().map(Path::to_path_buf) else {
-            return Err(McpError::invalid_request(
-                "no audit file is configured",
-                None,
-            ));
-        };
-        let outcome = tokio::task::spawn_blocking(move || crate::audit::verify::verify_live(&path))
-            .await
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?
-            .map_err(|e| McpError::internal_error(e, None))?;
-        let v = match outcome {
-            Ok(sum) => serde_json::json!({ "intact": true, "summary": sum }),
-            Err(b) => serde_json::json!({
-                "intact": false,
-                "broken": b,
-                "message": crate::audit::verify::describe(&b),
-            }),
-        };
-        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
-        let mut r = CallToolResult::structured(v);
-        r.content = vec![ContentBlock::text(text)];
-        Ok(r)
+        audit_verify::handle(self.audit.path().map(Path::to_path_buf)).await
     }
 
     /// Describes the server (never the database URL).
@@ -406,39 +296,7 @@ impl SqlGateServer {
         )
     )]
     pub async fn server_info(&self) -> Result<CallToolResult, McpError> {
-        let e = &self.engine;
-        let chain = self.audit.chain_status().await;
-        let info = ServerInfoOutput {
-            sqlgate_version: env!("CARGO_PKG_VERSION").to_string(),
-            dialect: e.backend().dialect().as_str().to_string(),
-            database: e.backend().kind().to_string(),
-            mode: e.mode().as_str().to_string(),
-            row_cap: e.row_cap(),
-            principal: e.principal().map(str::to_string),
-            statement_timeout_ms: u64::try_from(e.statement_timeout().as_millis())
-                .unwrap_or(u64::MAX),
-            audit: AuditInfo {
-                sink: if self.audit.path().is_some() {
-                    "file"
-                } else {
-                    "stderr"
-                }
-                .to_string(),
-                format: serde_json::to_value(self.audit.format())
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                chain: chain.map(|c| ChainInfo {
-                    next_seq: c.next_seq,
-                    last_hash: c.prev,
-                }),
-            },
-        };
-        let v = serde_json::to_value(&info).unwrap_or_default();
-        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
-        let mut r = CallToolResult::structured(v);
-        r.content = vec![ContentBlock::text(text)];
-        Ok(r)
+        Ok(server_info::handle(&self.engine, &self.audit).await)
     }
 }
 

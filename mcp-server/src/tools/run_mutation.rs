@@ -1,6 +1,7 @@
 //! `run_mutation`'s flow: core's `check_mutation`, a preview in a transaction that is always
 //! rolled back, the policy's bound on rows, the user's approval when the mode asks for it, and a
-//! commit that happens only if the statement touches the same number of rows again.
+//! commit that happens only if the statement touches the same number of rows again; and the
+//! `run_mutation` tool over it (its arguments, handler and text rendering).
 
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
@@ -13,13 +14,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sqlgate::{ApprovedMutation, QueryClass};
 
-use crate::audit::Decision;
+use rmcp::model::CallToolResult;
+use rmcp::{Peer, RoleServer};
+
+use crate::audit::{AuditRecord, Decision};
 use crate::backend::{Finish, MutationRun, QueryLimits};
 use crate::codes::{MutationCode, Stage};
 use crate::gate::error::ToolError;
 use crate::gate::hints;
 use crate::gate::Engine;
-use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
+use crate::tools::approval::{self, ApprovalAnswer, ApprovalRequest};
+use crate::tools::result::{failure, success};
+use crate::tools::text::push_row;
 
 /// The most RETURNING rows a result (and a preview) carries.
 pub const RETURNING_CAP: u64 = 20;
@@ -247,4 +253,79 @@ fn mismatch(preview: u64, commit: u64) -> ToolError {
         ),
         "call run_mutation again to preview the current data",
     )
+}
+
+/// Arguments of `run_mutation`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct MutationArgs {
+    /// One INSERT, UPDATE, DELETE or MERGE on a writable table (see server_info / instructions).
+    pub sql: String,
+}
+
+/// The `run_mutation` tool: runs `args.sql`, asking the user through `peer` when the mode wants
+/// an approval; returns the audit record and the result.
+pub async fn handle(
+    engine: &Engine,
+    args: &MutationArgs,
+    peer: Peer<RoleServer>,
+) -> (AuditRecord, CallToolResult) {
+    let timeout = engine.approval_timeout();
+    let ask =
+        |request: ApprovalRequest| async move { approval::ask(&peer, &request, timeout).await };
+    let (outcome, trace) = engine.run_mutation(&args.sql, ask).await;
+    let (code, result) = match outcome {
+        Ok(out) => (None, success(&out, render(&out))),
+        Err(e) => (Some(e.code), failure(&e)),
+    };
+    let rec = AuditRecord {
+        code,
+        sql: Some(args.sql.clone()),
+        query_class: trace.query_class,
+        executed_sql: trace.executed_sql,
+        preview_rows: trace.preview_rows,
+        committed_rows: trace.committed_rows,
+        ..AuditRecord::new("run_mutation", trace.decision)
+    };
+    (rec, result)
+}
+
+/// `run_mutation`'s result: the count, the decision, the RETURNING rows, the SQL.
+pub fn render(out: &RunMutationOutput) -> String {
+    let rows = if out.affected_rows == 1 {
+        "row"
+    } else {
+        "rows"
+    };
+    let mut s = format!(
+        "Committed: {} {rows} changed in {} ({}, decision {}) in {:.1} ms.\nExecuted: {}",
+        out.affected_rows,
+        out.target,
+        out.query_class.as_str(),
+        serde_json::to_value(out.decision)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        out.duration_ms,
+        out.executed_sql
+    );
+    if let Some(first) = out.returning.first() {
+        let names: Vec<&String> = first.keys().collect();
+        s.push_str(&format!("\n\nReturning:\n| {} |\n", join(&names)));
+        let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+        for row in &out.returning {
+            push_row(&mut s, &names, row);
+        }
+        if out.returning_truncated {
+            s.push_str("(more rows returned than shown)\n");
+        }
+    }
+    s
+}
+
+fn join(names: &[&String]) -> String {
+    names
+        .iter()
+        .map(|n| n.as_str())
+        .collect::<Vec<_>>()
+        .join(" | ")
 }

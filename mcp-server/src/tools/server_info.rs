@@ -1,7 +1,12 @@
-//! `server_info`'s output: what the server serves (dialect, mode, caps) and where its audit goes.
+//! `server_info`: what the server serves (dialect, mode, caps) and where its audit goes; its
+//! output and handler.
 
+use rmcp::model::{CallToolResult, ContentBlock};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::audit::Audit;
+use crate::gate::Engine;
 
 /// Output of `server_info`: what the server is, never where its database is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -43,4 +48,40 @@ pub struct ChainInfo {
     pub next_seq: u64,
     /// SHA-256 (hex) of the last line written; null before the first.
     pub last_hash: Option<String>,
+}
+
+/// Describes the server `engine` and `audit` make (never the database URL).
+pub async fn handle(engine: &Engine, audit: &Audit) -> CallToolResult {
+    let e = engine;
+    let chain = audit.chain_status().await;
+    let info = ServerInfoOutput {
+        sqlgate_version: env!("CARGO_PKG_VERSION").to_string(),
+        dialect: e.backend().dialect().as_str().to_string(),
+        database: e.backend().kind().to_string(),
+        mode: e.mode().as_str().to_string(),
+        row_cap: e.row_cap(),
+        principal: e.principal().map(str::to_string),
+        statement_timeout_ms: u64::try_from(e.statement_timeout().as_millis()).unwrap_or(u64::MAX),
+        audit: AuditInfo {
+            sink: if audit.path().is_some() {
+                "file"
+            } else {
+                "stderr"
+            }
+            .to_string(),
+            format: serde_json::to_value(audit.format())
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            chain: chain.map(|c| ChainInfo {
+                next_seq: c.next_seq,
+                last_hash: c.prev,
+            }),
+        },
+    };
+    let v = serde_json::to_value(&info).unwrap_or_default();
+    let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+    let mut r = CallToolResult::structured(v);
+    r.content = vec![ContentBlock::text(text)];
+    r
 }
