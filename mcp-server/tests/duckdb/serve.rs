@@ -60,11 +60,11 @@ async fn serve_refuses_write_modes_and_missing_files() {
         sqlgate_mcp::config::resolve_serve(&a).unwrap()
     };
     let cfg = connect(&["--mode", "safe"]);
-    let err = sqlgate_mcp::app::serve::connect(&cfg).await.err().unwrap();
+    let err = sqlgate_mcp::app::connect::connect(&cfg).await.err().unwrap();
     assert!(err.contains("read-only"), "{err}");
 
     let cfg = connect(&["--duckdb-threads", "1", "--duckdb-max-memory", "256MB"]);
-    let (backend, policy) = sqlgate_mcp::app::serve::connect(&cfg).await.unwrap();
+    let (backend, policy) = sqlgate_mcp::app::connect::connect(&cfg).await.unwrap();
     assert_eq!(policy.dialect, Dialect::Duckdb);
     let Backend::Duckdb(b) = &backend else {
         panic!("not DuckDB")
@@ -89,7 +89,7 @@ async fn serve_refuses_write_modes_and_missing_files() {
         panic!("serve")
     };
     let cfg = sqlgate_mcp::config::resolve_serve(&a).unwrap();
-    let (backend, _) = sqlgate_mcp::app::serve::connect(&cfg).await.unwrap();
+    let (backend, _) = sqlgate_mcp::app::connect::connect(&cfg).await.unwrap();
     let Backend::Duckdb(b) = &backend else {
         panic!("not DuckDB")
     };
