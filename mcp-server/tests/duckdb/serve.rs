@@ -60,7 +60,10 @@ async fn serve_refuses_write_modes_and_missing_files() {
         sqlgate_mcp::config::resolve_serve(&a).unwrap()
     };
     let cfg = connect(&["--mode", "safe"]);
-    let err = sqlgate_mcp::app::connect::connect(&cfg).await.err().unwrap();
+    let err = sqlgate_mcp::app::connect::connect(&cfg)
+        .await
+        .err()
+        .unwrap();
     assert!(err.contains("read-only"), "{err}");
 
     let cfg = connect(&["--duckdb-threads", "1", "--duckdb-max-memory", "256MB"]);
