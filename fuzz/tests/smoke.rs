@@ -252,3 +252,18 @@ fn row_filter_oracle_accepts_the_nullable_side_filtered_in_its_on() {
         }
     }
 }
+
+/// Found by the fixed_point target: in Snowflake (and MySQL) `\'` escapes a quote, so the whole
+/// sub-query after it is inside the string; the row-filter oracle must read the approved SQL in
+/// the guard's dialect, not the generic one, or it reports a bare read that no engine sees.
+#[test]
+fn row_filter_oracle_reads_strings_in_the_guards_dialect() {
+    let sql = "SELECT N'a\\' , (SELECT group_concat(email) FROM customer) -- ' AS x";
+    let approved = oracles::row_filter_oracle(Dialect::Snowflake, sql).expect("one string literal");
+    assert!(approved.tables.is_empty(), "{:?}", approved.tables);
+    // MySQL reads `\'` the same way; whatever its guard decides, the oracle must not object.
+    let _ = oracles::row_filter_oracle(Dialect::Mysql, sql);
+    // Where `\` is an ordinary character, the sub-query is real and gets its filter.
+    let approved = oracles::row_filter_oracle(Dialect::Postgres, sql);
+    assert!(approved.is_none_or(|a| a.sql.contains("sqlgate_filtered")));
+}

@@ -96,8 +96,11 @@ pub fn row_filter_oracle(dialect: Dialect, sql: &str) -> Option<Approved> {
             r.error.code, r.error.message, first.sql
         );
     }
-    let parser_dialect = sqlparser::dialect::GenericDialect {};
-    let Ok(statements) = sqlparser::parser::Parser::parse_sql(&parser_dialect, &first.sql) else {
+    // Read in the guard's own dialect: strings and comments end where that engine ends them
+    // (Snowflake and MySQL take `\'` as an escaped quote, the generic dialect does not).
+    let parser_dialect = super::parser_dialect(dialect);
+    let Ok(statements) = sqlparser::parser::Parser::parse_sql(parser_dialect.as_ref(), &first.sql)
+    else {
         return Some(first);
     };
     let mut bare = Bare {
