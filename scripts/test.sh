@@ -16,30 +16,38 @@ export SQLGATE_CORPUS="${SQLGATE_CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}"
 envfile=""
 mariadb_env=""
 artifacts_build=""
+alongside=""
 artifacts_dir="$(mktemp -d "${TMPDIR:-/tmp}/sqlgate-artifacts.XXXXXX")"
 stop_servers() {
   if [ -n "$artifacts_build" ]; then kill -- "-$artifacts_build" 2>/dev/null || true; fi
+  if [ -n "$alongside" ]; then kill -- "-$alongside" 2>/dev/null || true; fi
   if [ -n "$mariadb_env" ]; then scripts/mariadb-cluster.sh stop "$(dirname "$mariadb_env")" || true; fi
   if [ -n "$envfile" ]; then scripts/pg-cluster.sh stop "$(dirname "$envfile")" || true; fi
   rm -rf "$artifacts_dir"
 }
 trap stop_servers EXIT
 
-# The three release artifacts (scripts/build-artifacts.sh: the dist profile, fat LTO) build in the
-# background, niced, in their own process group and profile dir (target/dist, its own cargo lock):
-# they take the cores the Rust tests below leave idle, and are ready for the bindings' suites and
-# the install paths.
-# They are built without whole-program LTO here (CARGO_PROFILE_DIST_LTO=false, 16 codegen units):
-# the same code, features and packaging as a release, installed the same way; fat LTO with one
-# codegen unit only makes the binaries faster (the benches measure it on the release profile)
-# and costs three single-threaded whole-program optimisations, ten minutes of CPU on two cores.
+# The three release artifacts (scripts/build-artifacts.sh: the dist profile) build in the
+# background, niced, in their own process group and profile dir: they take the cores the Rust
+# tests below leave idle, and are ready for the bindings' suites and the install paths.
+#
+# Every dist-profile build of this run (the artifacts, then `pip install ./bindings-python` and
+# `napi build` in the bindings' suites and the engine suite) shares one build: same profile
+# settings, same explicit target (napi always passes `--target`, which puts its output in
+# target/<triple>/; maturin and cargo read CARGO_BUILD_TARGET). The Rust tests above use the
+# dev profile and no explicit target, untouched by either.
+#
+# The dist profile is built without whole-program LTO here (16 codegen units): the same code,
+# features and packaging as a release, installed the same way; fat LTO with one codegen unit
+# only makes the binaries faster (the benches measure that on the release profile) and costs
+# three single-threaded whole-program optimisations, ten minutes of CPU on two cores.
 # SQLGATE_ARTIFACTS_LTO=1 keeps the dist profile as it is.
-artifacts_env=()
 if [ "${SQLGATE_ARTIFACTS_LTO:-0}" != "1" ]; then
-  artifacts_env=(CARGO_PROFILE_DIST_LTO=false CARGO_PROFILE_DIST_CODEGEN_UNITS=16)
+  export CARGO_PROFILE_DIST_LTO=false CARGO_PROFILE_DIST_CODEGEN_UNITS=16
 fi
+dist_target="$(rustc -vV | sed -n 's/^host: //p')"
 artifacts_log="$artifacts_dir/build.log"
-env "${artifacts_env[@]}" setsid nice -n 10 bash -c '. scripts/stages.sh; stage "artifacts build (background, niced)" bash scripts/build-artifacts.sh "$1"' \
+CARGO_BUILD_TARGET="$dist_target" setsid nice -n 10 bash -c '. scripts/stages.sh; stage "artifacts build (background, niced)" bash scripts/build-artifacts.sh "$1"' \
   _ "$artifacts_dir/dist" >"$artifacts_log" 2>&1 &
 artifacts_build=$!
 
@@ -88,6 +96,17 @@ if [ "$artifacts_status" -ne 0 ]; then
   exit 1
 fi
 export SQLGATE_ARTIFACTS="$artifacts_dir/dist"
+export CARGO_BUILD_TARGET="$dist_target"
+
+# A command to run alongside the suites below, which leave a core idle much of the time (pip,
+# npm, waiting on the databases): .ci/run passes the fuzz targets (time-boxed, niced). Its
+# failure fails this script, after the suites.
+alongside=""
+alongside_log="$artifacts_dir/alongside.log"
+if [ -n "${SQLGATE_TEST_ALONGSIDE:-}" ]; then
+  setsid nice -n 10 bash -c "$SQLGATE_TEST_ALONGSIDE" >"$alongside_log" 2>&1 &
+  alongside=$!
+fi
 
 for part in bindings-python bindings-node mcp-server; do
   if [ -f "$part/ci.sh" ]; then
@@ -101,6 +120,18 @@ stage "install paths (scripts/install-test.sh)" bash scripts/install-test.sh
 # and DuckDB under every setting that changes how SQL text is read.
 if [ "${CI:-}" = "true" ]; then export SQLGATE_ENGINES_REQUIRED=1; fi
 stage "engines (tests/engines)" bash tests/engines/run.sh
+
+if [ -n "$alongside" ]; then
+  alongside_status=0
+  wait "$alongside" || alongside_status=$?
+  alongside=""
+  echo "== alongside the suites: $SQLGATE_TEST_ALONGSIDE (exit $alongside_status)"
+  cat "$alongside_log"
+  if [ "$alongside_status" -ne 0 ]; then
+    echo "test.sh: $SQLGATE_TEST_ALONGSIDE failed (exit $alongside_status)" >&2
+    exit 1
+  fi
+fi
 
 print_stages
 echo "test.sh: all test suites passed"
