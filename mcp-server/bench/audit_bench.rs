@@ -50,6 +50,7 @@ async fn start(audit: Audit) -> Result<(String, CancellationToken), Error> {
         token: None,
         allowed_origins: Vec::new(),
         max_body_bytes: 1 << 20,
+        oauth: None,
     };
     let (engine, s) = (engine().await?, shutdown.clone());
     tokio::spawn(async move {

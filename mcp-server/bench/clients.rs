@@ -72,6 +72,7 @@ pub async fn start_http(
         token: None,
         allowed_origins: Vec::new(),
         max_body_bytes: 1 << 20,
+        oauth: None,
     };
     tokio::spawn(async move {
         if let Err(e) = serve_http(engine, audit, opts, shutdown, Some(tx)).await {

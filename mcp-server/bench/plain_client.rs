@@ -117,7 +117,21 @@ pub struct PlainHttp {
 impl PlainHttp {
     /// Initializes a session at `url`.
     pub async fn connect(url: &str) -> Result<Self, Error> {
-        let http = reqwest::Client::new();
+        Self::connect_with(url, None).await
+    }
+
+    /// Initializes a session at `url`, sending `bearer` as the bearer token on every request.
+    pub async fn connect_with(url: &str, bearer: Option<&str>) -> Result<Self, Error> {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(t) = bearer {
+            headers.insert(
+                reqwest::header::AUTHORIZATION,
+                HeaderValue::from_str(&format!("Bearer {t}"))?,
+            );
+        }
+        let http = reqwest::Client::builder()
+            .default_headers(headers)
+            .build()?;
         let response = post(&http, url, initialize()?).send().await?;
         let response = response.error_for_status()?;
         let session = response

@@ -123,6 +123,8 @@ pub enum ToolCode {
     Database(DbErrorCode),
     /// `run_mutation` stopped at its preview, approval or commit.
     Mutation(MutationCode),
+    /// Who is calling may not do this (a token's scopes).
+    Access(AccessCode),
 }
 
 impl ToolCode {
@@ -132,6 +134,7 @@ impl ToolCode {
             ToolCode::Guard(c) => c.as_str(),
             ToolCode::Database(c) => c.as_str(),
             ToolCode::Mutation(c) => c.as_str(),
+            ToolCode::Access(c) => c.as_str(),
         }
     }
 }
@@ -160,6 +163,73 @@ impl From<DbErrorCode> for ToolCode {
     }
 }
 
+/// How a caller proved who it is (`auth` in the audit record).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum AuthMethod {
+    /// A static bearer token (`token_env`, `--auth-token-env`).
+    Static,
+    /// A JWT access token verified against its issuer's keys.
+    Jwt,
+}
+
+impl AuthMethod {
+    /// The stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// A refusal of who is calling, rather than of what it asked.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum AccessCode {
+    /// The caller's access token lacks the scope this tool needs.
+    InsufficientScope,
+}
+
+impl AccessCode {
+    /// Every code.
+    pub const ALL: &'static [AccessCode] = <AccessCode as strum::VariantArray>::VARIANTS;
+
+    /// The stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl From<AccessCode> for ToolCode {
+    fn from(code: AccessCode) -> Self {
+        ToolCode::Access(code)
+    }
+}
+
 /// Where a tool error arose: one of core's stages, or `execute` for database errors.
 #[derive(
     Debug,
@@ -184,6 +254,8 @@ pub enum Stage {
     Approval,
     /// `run_mutation`'s commit.
     Commit,
+    /// Checking what the caller's credentials allow.
+    Authorize,
     /// A stage of the guard (serialised as core's name).
     #[serde(untagged)]
     Guard(sqlgate::Stage),

@@ -12,6 +12,7 @@ use crate::config::ServeConfig;
 use crate::gate::mode::check_mode;
 use crate::gate::{Engine, EngineConfig};
 use crate::tools::SqlGateServer;
+use crate::transport::identify::Credential;
 
 /// Builds the engine for a resolved configuration (also used by tests).
 pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
@@ -64,16 +65,16 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
 
 /// The engines to serve: the server's own (no principals), or one per principal sharing the
 /// server engine's backend (its pool), each with its policy, vars and mode.
-pub async fn build_engines(
-    cfg: &ServeConfig,
-) -> Result<Vec<(Option<String>, Arc<Engine>)>, String> {
+/// Without principals the credential is `Credential::None`: `serve` gives the server's engine
+/// its token (or, with `[oauth]`, every verified token).
+pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Engine>)>, String> {
     let server = build_engine(cfg).await?;
     if cfg.principals.is_empty() {
         if cfg.vars.is_empty() {
-            return Ok(vec![(None, Arc::new(server))]);
+            return Ok(vec![(Credential::None, Arc::new(server))]);
         }
         let server = rebind(&server, cfg, None, cfg.vars.clone(), cfg.mode, None).await?;
-        return Ok(vec![(None, Arc::new(server))]);
+        return Ok(vec![(Credential::None, Arc::new(server))]);
     }
     let stateless = cfg.http.is_some() && cfg.stateless;
     let mut out = Vec::new();
@@ -98,7 +99,7 @@ pub async fn build_engines(
                 ""
             }
         );
-        out.push((p.token.clone(), Arc::new(engine)));
+        out.push((p.credential.clone(), Arc::new(engine)));
     }
     Ok(out)
 }

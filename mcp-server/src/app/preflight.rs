@@ -1,11 +1,12 @@
 //! Checks, before anything connects, every policy the server would serve: a configuration error
 //! is a usage error (exit 2) naming the principal and the field.
 
-use sqlgate::{Guard, Policy, Vars};
+use sqlgate::{Guard, Policy, VarValue, Vars};
 
 use crate::app::demo::demo_policy;
 use crate::config::{Principal, ServeConfig, Source};
 use crate::gate::mode::check_mode;
+use crate::transport::identify::Credential;
 
 /// The dialect of a source, known without connecting.
 fn source_dialect(source: &Source) -> sqlgate::Dialect {
@@ -65,7 +66,14 @@ pub fn principal_policy(
         None => server.clone(),
     };
     Guard::new(policy.clone()).map_err(|e| format!("{who}: policy.{}: {}", e.field, e.message))?;
-    check_vars(&policy, &p.vars, &who)?;
+    // A variable bound from a token's claims is there in every call (or the call is refused).
+    let mut vars = p.vars.clone();
+    if let Credential::Claims(rule) = &p.credential {
+        for cv in &rule.vars {
+            vars.set(cv.var.clone(), VarValue::Null);
+        }
+    }
+    check_vars(&policy, &vars, &who)?;
     check_mode(p.mode, &policy, stateless_http).map_err(|e| format!("{who}: mode: {e}"))?;
     Ok(policy)
 }

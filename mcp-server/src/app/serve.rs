@@ -14,7 +14,8 @@ use crate::audit::{Audit, AuditOptions, ServerFacts};
 use crate::config::flags::ServeArgs;
 use crate::config::{resolve_serve, ServeConfig};
 use crate::gate::Engine;
-use crate::transport::http::{serve_http_routes, HttpOptions, HttpRoute};
+use crate::transport::auth::claims::ClaimRule;
+use crate::transport::http::{serve_http_routes, Credential, HttpOptions, HttpRoute};
 use crate::transport::stdio::serve_stdio;
 
 /// Runs `serve`; returns the exit code.
@@ -57,10 +58,7 @@ pub fn run_serve(args: &ServeArgs) -> i32 {
 
 /// Opens the audit log (its header names the effective policy) and reopens it on SIGHUP.
 /// With principals, the header's policy is `{name: policy}` of every principal served.
-fn open_audit(
-    cfg: &ServeConfig,
-    engines: &[(Option<String>, Arc<Engine>)],
-) -> Result<Audit, String> {
+fn open_audit(cfg: &ServeConfig, engines: &[(Credential, Arc<Engine>)]) -> Result<Audit, String> {
     let Some((_, first)) = engines.first() else {
         return Err("no engine to serve".into());
     };
@@ -98,6 +96,8 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
     let token = match (&cfg.http, &cfg.auth_token_env) {
         // With principals, each has its token (the --auth-token-env one is `default`).
         _ if !cfg.principals.is_empty() => None,
+        // With [oauth], a verified token is enough.
+        (Some(_), None) if cfg.oauth.is_some() => None,
         (Some(_), Some(var)) => Some(
             crate::config::read_token(var, "--auth-token-env").map_err(|e| e.to_string())?,
         ),
@@ -124,9 +124,7 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
         _ = shutdown.cancelled() => return Ok(()),
     };
     if cfg.principals.is_empty() {
-        for e in engines.iter_mut() {
-            e.0 = token.clone();
-        }
+        engines = server_routes(engines, token, cfg.oauth.is_some());
     }
     let audit = open_audit(&cfg, &engines)?;
     let served = serve_transport(&cfg, engines, audit.clone(), shutdown).await;
@@ -136,10 +134,32 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
     served
 }
 
+/// The server's own engine without principals: its static token, and with `[oauth]` every
+/// verified token too (`None` and no `[oauth]`: `--allow-unauthenticated`, or stdio).
+fn server_routes(
+    engines: Vec<(Credential, Arc<Engine>)>,
+    token: Option<String>,
+    oauth: bool,
+) -> Vec<(Credential, Arc<Engine>)> {
+    let mut routes = Vec::new();
+    for (_, engine) in engines {
+        if let Some(t) = &token {
+            routes.push((Credential::Token(t.clone()), engine.clone()));
+        }
+        if oauth {
+            routes.push((Credential::Claims(ClaimRule::default()), engine.clone()));
+        }
+        if token.is_none() && !oauth {
+            routes.push((Credential::None, engine));
+        }
+    }
+    routes
+}
+
 /// Serves MCP over the configured transport until the client leaves or a signal arrives.
 async fn serve_transport(
     cfg: &ServeConfig,
-    engines: Vec<(Option<String>, Arc<Engine>)>,
+    engines: Vec<(Credential, Arc<Engine>)>,
     audit: Audit,
     shutdown: CancellationToken,
 ) -> Result<(), String> {
@@ -151,10 +171,11 @@ async fn serve_transport(
                 token: None,
                 allowed_origins: cfg.allowed_origins.clone(),
                 max_body_bytes: cfg.max_body_bytes,
+                oauth: cfg.oauth.clone(),
             };
             let routes = engines
                 .into_iter()
-                .map(|(token, engine)| HttpRoute { token, engine })
+                .map(|(credential, engine)| HttpRoute { credential, engine })
                 .collect();
             serve_http_routes(routes, audit, opts, shutdown, None).await
         }

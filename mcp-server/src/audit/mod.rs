@@ -18,7 +18,7 @@ use sqlgate::QueryClass;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::codes::ToolCode;
+use crate::codes::{AuthMethod, ToolCode};
 use chain::Header;
 pub use writer::SyncPolicy;
 use writer::{Msg, Writer};
@@ -59,6 +59,18 @@ pub struct AuditRecord {
     /// server has no principals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub principal: Option<String>,
+    /// How the caller authenticated (HTTP): `static` or `jwt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthMethod>,
+    /// The access token's issuer (`iss`), never the token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth_issuer: Option<String>,
+    /// The access token's subject (`sub`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth_subject: Option<String>,
+    /// The OAuth client the token was issued to (`client_id` or `azp`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth_client_id: Option<String>,
     /// Tool name.
     pub tool: String,
     /// What became of the call.
@@ -128,6 +140,10 @@ impl AuditRecord {
             client: None,
             client_version: None,
             principal: None,
+            auth: None,
+            auth_issuer: None,
+            auth_subject: None,
+            auth_client_id: None,
             tool: tool.to_string(),
             decision,
             code: None,

@@ -98,6 +98,10 @@ fn attributes(body: &Value, dialect: &str) -> Vec<Value> {
         ("sqlgate.client.name", "client"),
         ("sqlgate.client.version", "client_version"),
         ("sqlgate.principal", "principal"),
+        ("sqlgate.auth", "auth"),
+        ("sqlgate.auth.issuer", "auth_issuer"),
+        ("sqlgate.auth.subject", "auth_subject"),
+        ("sqlgate.auth.client_id", "auth_client_id"),
     ];
     for (key, field) in optional {
         if let Some(v) = s(field) {

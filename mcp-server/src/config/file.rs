@@ -1,35 +1,17 @@
 //! The settings file (`--config sqlgate.toml`, serde): every `serve` setting, an inline
 //! `[policy]`, and its `[[principals]]`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Deserialize;
-use sqlgate::{Policy, PolicyLayer, Vars};
+use sqlgate::{Policy, PolicyLayer, VarValue, Vars};
 
-use super::values::parse_duration;
+use super::oauth::OAuthFile;
+use super::values::deserialize_duration;
 use crate::codes::Mode;
-
-/// A duration setting in `sqlgate.toml`: a string for [`parse_duration`]. A number is read too,
-/// only to refuse it with the same hint as a bare number on the command line.
-fn deserialize_duration<'de, D>(deserializer: D) -> Result<Option<Duration>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Written {
-        Text(String),
-        Number(f64),
-    }
-    let text = match Written::deserialize(deserializer)? {
-        Written::Text(t) => t,
-        Written::Number(n) => n.to_string(),
-    };
-    parse_duration(&text)
-        .map(Some)
-        .map_err(serde::de::Error::custom)
-}
+use crate::transport::auth::claims::ClaimType;
 
 /// The settings file (`--config sqlgate.toml`): every `serve` setting, plus an inline `[policy]`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -93,7 +75,10 @@ pub struct FileConfig {
     /// `--auth-token-env` token).
     #[serde(default)]
     pub vars: Option<Vars>,
-    /// Principals: API keys, each with its own policy layer, variables and mode.
+    /// JWT access tokens from an OAuth 2.1 issuer.
+    pub oauth: Option<OAuthFile>,
+    /// Principals: API keys or token claims, each with its own policy layer, variables and
+    /// mode.
     #[serde(default)]
     pub principals: Vec<PrincipalFile>,
 }
@@ -104,15 +89,51 @@ pub struct FileConfig {
 pub struct PrincipalFile {
     /// Its name, in the audit log and for `--principal`.
     pub name: String,
-    /// The environment variable holding its bearer token (HTTP).
-    pub token_env: String,
-    /// Values of its row filters' variables.
+    /// The environment variable holding its bearer token (HTTP); or give `match`.
+    pub token_env: Option<String>,
+    /// The claims a verified JWT must have to be served as this principal (`[oauth]`): claim →
+    /// value (or a value an array claim holds). `{}` serves every verified token.
+    #[serde(rename = "match")]
+    pub claims_match: Option<BTreeMap<String, serde_json::Value>>,
+    /// Its row filters' variables: a value, or `{ claim = "org_id", type = "integer" }` to take
+    /// it from the caller's verified token.
     #[serde(default)]
-    pub vars: Vars,
+    pub vars: BTreeMap<String, VarSetting>,
     /// Its policy, laid on top of the server's (it can only narrow it), inline.
     pub policy: Option<PolicyLayer>,
     /// Its policy from a file (JSON or TOML, relative to the config file).
     pub policy_file: Option<PathBuf>,
     /// Its mode; the server's when absent, never above it.
     pub mode: Option<Mode>,
+}
+
+/// A principal's row-filter variable: a value, or a claim of the caller's token.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum VarSetting {
+    /// From a claim of the verified token.
+    Claim(ClaimSetting),
+    /// A value.
+    Value(VarValue),
+}
+
+/// `{ claim = "org_id", type = "integer" }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimSetting {
+    /// The claim (a top-level name, else a dotted path).
+    pub claim: String,
+    /// The type it must have.
+    #[serde(rename = "type")]
+    pub ty: ClaimType,
+}
+
+/// The literal variables of `vars` (those bound from claims left out).
+pub fn literal_vars(vars: &BTreeMap<String, VarSetting>) -> Vars {
+    vars.iter()
+        .filter_map(|(name, v)| match v {
+            VarSetting::Value(value) => Some((name.clone(), value.clone())),
+            VarSetting::Claim(_) => None,
+        })
+        .collect()
 }

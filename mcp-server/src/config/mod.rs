@@ -5,6 +5,7 @@
 pub mod error;
 pub mod file;
 pub mod flags;
+pub mod oauth;
 pub mod principals;
 pub mod resolve;
 pub mod values;

@@ -6,9 +6,11 @@ use std::path::Path;
 use sqlgate::{PolicyLayer, Vars};
 
 use super::error::ConfigError;
-use super::file::PrincipalFile;
+use super::file::{literal_vars, PrincipalFile, VarSetting};
 use super::values::load_policy_layer;
 use crate::codes::Mode;
+use crate::transport::auth::claims::{ClaimRule, ClaimVar};
+use crate::transport::identify::Credential;
 
 /// The principal name the `--auth-token-env` token gets when principals are configured.
 pub const DEFAULT_PRINCIPAL: &str = "default";
@@ -18,9 +20,11 @@ pub const DEFAULT_PRINCIPAL: &str = "default";
 pub struct Principal {
     /// Its name.
     pub name: String,
-    /// Its bearer token (HTTP); `None` over stdio, where no token is read.
-    pub token: Option<String>,
-    /// Row filter variables.
+    /// How its requests prove who they are (HTTP): its bearer token, or the claims of a
+    /// verified JWT; `Credential::None` over stdio, where nothing is read.
+    pub credential: Credential,
+    /// Row filter variables (those given as values; a `Credential::Claims` binds the rest per
+    /// call).
     pub vars: Vars,
     /// What it adds to the server's policy (`None`: the server's policy as is).
     pub layer: Option<PolicyLayer>,
@@ -81,14 +85,18 @@ pub fn resolve_principals(
         if let Some(var) = auth_token_env {
             out.push(Principal {
                 name: DEFAULT_PRINCIPAL.to_string(),
-                token: Some(read_token(var, "--auth-token-env")?),
+                credential: Credential::Token(read_token(var, "--auth-token-env")?),
                 vars: server_vars,
                 layer: None,
                 mode: server_mode,
             });
         }
         for (i, a) in out.iter().enumerate() {
-            if let Some(b) = out[..i].iter().find(|b| b.token == a.token) {
+            let Credential::Token(token) = &a.credential else {
+                continue;
+            };
+            let same = |b: &&Principal| matches!(&b.credential, Credential::Token(t) if t == token);
+            if let Some(b) = out[..i].iter().find(same) {
                 return Err(ConfigError(format!(
                     "principals `{}` and `{}` have the same token: each needs its own",
                     b.name, a.name
@@ -105,7 +113,16 @@ pub fn resolve_principals(
         )));
     };
     match out.into_iter().find(|p| p.name == name) {
-        Some(p) => Ok(vec![p]),
+        Some(p) => match p.credential {
+            Credential::Claims(rule) if !rule.vars.is_empty() => Err(ConfigError(format!(
+                "--principal {name}: its variables come from the claims of an access token, \
+                 which stdio does not carry; serve it over HTTP with [oauth]"
+            ))),
+            _ => Ok(vec![Principal {
+                credential: Credential::None,
+                ..p
+            }]),
+        },
         None => Err(ConfigError(format!(
             "--principal {name}: no such principal in the config file"
         ))),
@@ -163,16 +180,67 @@ fn resolve_entry(
             server_mode.as_str()
         )));
     }
-    let token = if http {
-        Some(read_token(&p.token_env, &at("token_env"))?)
-    } else {
-        None
+    let rule = claim_rule(p, &at)?;
+    let credential = match (&p.token_env, rule) {
+        (Some(_), Some(_)) => {
+            return Err(ConfigError(format!(
+                "{}: give `token_env` or `match`, not both",
+                at("match")
+            )))
+        }
+        (None, None) => {
+            return Err(ConfigError(format!(
+                "{}: give `token_env` (a static token) or `match` (claims of an [oauth] token)",
+                at("token_env")
+            )))
+        }
+        (Some(var), None) if http => Credential::Token(read_token(var, &at("token_env"))?),
+        (Some(_), None) => Credential::None,
+        (None, Some(rule)) => Credential::Claims(rule),
     };
     Ok(Principal {
         name: name.to_string(),
-        token,
-        vars: p.vars.clone(),
+        credential,
+        vars: literal_vars(&p.vars),
         layer,
         mode,
     })
+}
+
+/// The principal's `match` and the variables it takes from claims; `None` without `match`
+/// (variables from claims then refused: nothing would bind them).
+fn claim_rule(
+    p: &PrincipalFile,
+    at: &dyn Fn(&str) -> String,
+) -> Result<Option<ClaimRule>, ConfigError> {
+    let vars: Vec<ClaimVar> = p
+        .vars
+        .iter()
+        .filter_map(|(name, v)| match v {
+            VarSetting::Claim(c) => Some(ClaimVar {
+                var: name.clone(),
+                claim: c.claim.clone(),
+                ty: c.ty,
+            }),
+            VarSetting::Value(_) => None,
+        })
+        .collect();
+    let Some(matches) = &p.claims_match else {
+        if let Some(v) = vars.first() {
+            return Err(ConfigError(format!(
+                "{}: `{}` comes from the claim `{}`, which only a principal with `match` has",
+                at("vars"),
+                v.var,
+                v.claim
+            )));
+        }
+        return Ok(None);
+    };
+    Ok(Some(ClaimRule {
+        matches: matches
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        vars,
+    }))
 }

@@ -9,10 +9,13 @@ use sqlgate::{Policy, Vars};
 use super::error::ConfigError;
 use super::file::FileConfig;
 use super::flags::{apply_overrides, PolicyArgs, ServeArgs};
+use super::oauth::resolve_oauth;
 use super::principals::{resolve_principals, Principal};
 use super::values::load_policy_file;
 use crate::codes::Mode;
 use crate::gate::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, DEFAULT_STATEMENT_TIMEOUT};
+use crate::transport::auth::jwt::OAuthSettings;
+use crate::transport::identify::Credential;
 
 /// Default HTTP body cap: 1 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -78,6 +81,8 @@ pub struct ServeConfig {
     /// The principals to serve: over HTTP each token selects one; over stdio only the one named
     /// by `--principal`. Empty: the server's own policy, as before principals existed.
     pub principals: Vec<Principal>,
+    /// JWT access tokens (`[oauth]`), HTTP only.
+    pub oauth: Option<OAuthSettings>,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -99,21 +104,21 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
     let auth_token_env = args.auth_token_env.clone().or(file.auth_token_env.clone());
     let allow_unauthenticated =
         args.allow_unauthenticated || file.allow_unauthenticated.unwrap_or(false);
-    let principals = resolve_principals(
-        &file.principals,
+    let (principals, oauth) = resolve_callers(
+        args,
+        &file,
         &base_dir,
         mode,
         http.is_some(),
-        args.principal.as_deref(),
         auth_token_env.as_deref(),
         allow_unauthenticated,
-        file.vars.clone().unwrap_or_default(),
     )?;
     let cost_cap = resolve_cost_cap(args, &file)?;
     let otlp_endpoint = resolve_otlp_endpoint(args, &file)?;
     Ok(ServeConfig {
         vars: file.vars.clone().unwrap_or_default(),
         principals,
+        oauth,
         source,
         policy,
         policy_args: args.policy.clone(),
@@ -140,11 +145,10 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         stateless: args.stateless || file.stateless.unwrap_or(false),
         auth_token_env,
         allow_unauthenticated,
-        allowed_origins: if args.allowed_origins.is_empty() {
-            file.allowed_origins.unwrap_or_default()
-        } else {
-            args.allowed_origins.clone()
-        },
+        allowed_origins: Some(args.allowed_origins.clone())
+            .filter(|o| !o.is_empty())
+            .or(file.allowed_origins)
+            .unwrap_or_default(),
         max_body_bytes: args
             .max_body_bytes
             .or(file.max_body_bytes)
@@ -164,6 +168,47 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .unwrap_or(DEFAULT_DUCKDB_THREADS)
             .max(1),
     })
+}
+
+/// Who may call: the principals and `[oauth]`. Principals chosen by claims need `[oauth]`
+/// (over HTTP); `[oauth]` and `--allow-unauthenticated` exclude each other.
+fn resolve_callers(
+    args: &ServeArgs,
+    file: &FileConfig,
+    base_dir: &Path,
+    mode: Mode,
+    http: bool,
+    auth_token_env: Option<&str>,
+    allow_unauthenticated: bool,
+) -> Result<(Vec<Principal>, Option<OAuthSettings>), ConfigError> {
+    let principals = resolve_principals(
+        &file.principals,
+        base_dir,
+        mode,
+        http,
+        args.principal.as_deref(),
+        auth_token_env,
+        allow_unauthenticated,
+        file.vars.clone().unwrap_or_default(),
+    )?;
+    let oauth = resolve_oauth(file.oauth.as_ref(), base_dir)?;
+    if http && oauth.is_none() {
+        if let Some(p) = principals
+            .iter()
+            .find(|p| matches!(p.credential, Credential::Claims(_)))
+        {
+            return Err(ConfigError(format!(
+                "principal `{}`: `match` selects it by the claims of an access token; add an [oauth] section (issuer, resource)",
+                p.name
+            )));
+        }
+    }
+    if oauth.is_some() && allow_unauthenticated {
+        return Err(ConfigError(
+            "--allow-unauthenticated cannot serve [oauth]: tokens are verified".into(),
+        ));
+    }
+    Ok((principals, oauth))
 }
 
 /// The settings file (empty without `--config`) and the folder its relative paths start from.

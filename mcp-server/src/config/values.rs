@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use serde::Deserialize;
 use sqlgate::{Dialect, Policy, PolicyLayer};
 
 use super::error::ConfigError;
@@ -70,4 +71,25 @@ pub fn load_policy_layer(path: &Path) -> Result<PolicyLayer, ConfigError> {
         serde_json::from_str::<PolicyLayer>(&text).map_err(|e| e.to_string())
     };
     parsed.map_err(|e| ConfigError(format!("{}: {e}", path.display())))
+}
+
+/// A duration setting in `sqlgate.toml`: a string for [`parse_duration`]. A number is read too,
+/// only to refuse it with the same hint as a bare number on the command line.
+pub(super) fn deserialize_duration<'de, D>(deserializer: D) -> Result<Option<Duration>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Text(String),
+        Number(f64),
+    }
+    let text = match Written::deserialize(deserializer)? {
+        Written::Text(t) => t,
+        Written::Number(n) => n.to_string(),
+    };
+    parse_duration(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }

@@ -16,6 +16,9 @@ pub struct Snapshot {
     pub tables: Arc<Vec<TableDetail>>,
     /// The tables a mutation may modify.
     pub writable: Arc<Vec<String>>,
+    /// Every table the database listed, before the policy chose: what an engine for another
+    /// caller's variables is built from without asking the database again.
+    pub introspected: Arc<Vec<TableDetail>>,
 }
 
 /// A table's name as SQL: each part quoted the dialect's way, exactly as the engine stores it.
@@ -35,6 +38,7 @@ pub fn build_snapshot(
     mut tables: Vec<TableDetail>,
     vars: &Vars,
 ) -> Result<Snapshot, String> {
+    let introspected = Arc::new(tables.clone());
     let mut guard_policy = policy.clone();
     guard_policy.catalog = Some(to_catalog(&tables));
     let guard = Guard::new(guard_policy).map_err(|e| e.to_string())?;
@@ -70,6 +74,7 @@ pub fn build_snapshot(
         guard: Arc::new(guard),
         tables: Arc::new(tables),
         writable: Arc::new(writable),
+        introspected,
     })
 }
 

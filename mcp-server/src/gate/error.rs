@@ -7,7 +7,7 @@ use sqlgate::{ErrorCode, GuardError, Location, QueryClass, Rejection};
 
 use super::hints;
 use crate::backend::{DbError, DbErrorCode};
-use crate::codes::{MutationCode, Stage, ToolCode};
+use crate::codes::{AccessCode, MutationCode, Stage, ToolCode};
 
 /// A refusal or failure, as the tools return it (`isError: true`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -118,6 +118,24 @@ impl ToolError {
         }
     }
 
+    /// A refusal of the caller's credentials: its token lacks the scope `scope`.
+    pub fn insufficient_scope(tool: &str, scope: &str) -> Self {
+        ToolError {
+            code: AccessCode::InsufficientScope.into(),
+            stage: Stage::Authorize,
+            message: format!(
+                "{tool} needs the scope `{scope}`, which the caller's access token does not grant"
+            ),
+            retryable: false,
+            hint: Some(format!(
+                "ask for a token with the scope `{scope}` (or use the read-only tools)"
+            )),
+            query_class: None,
+            location: None,
+            sqlstate: None,
+        }
+    }
+
     /// True when the database failed the query (after the guard approved it).
     pub fn is_database_error(&self) -> bool {
         self.stage == Stage::Execute
@@ -135,6 +153,7 @@ mod tests {
             Stage::Preview,
             Stage::Approval,
             Stage::Commit,
+            Stage::Authorize,
         ];
         all.extend(sqlgate::Stage::ALL.iter().map(|s| Stage::Guard(*s)));
         all
@@ -144,7 +163,8 @@ mod tests {
         let guard = ErrorCode::ALL.iter().map(|c| ToolCode::Guard(*c));
         let db = DbErrorCode::ALL.iter().map(|c| ToolCode::Database(*c));
         let mutation = MutationCode::ALL.iter().map(|c| ToolCode::Mutation(*c));
-        guard.chain(db).chain(mutation).collect()
+        let access = AccessCode::ALL.iter().map(|c| ToolCode::Access(*c));
+        guard.chain(db).chain(mutation).chain(access).collect()
     }
 
     #[test]

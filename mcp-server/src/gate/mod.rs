@@ -6,6 +6,7 @@
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
 
+pub mod callers;
 pub mod catalog;
 pub mod error;
 pub mod hints;
@@ -13,7 +14,7 @@ pub mod mode;
 pub mod output;
 pub mod writable;
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use sqlgate::{Guard, Policy, ReadAccess, Vars, Verdict};
@@ -72,6 +73,9 @@ pub struct Engine {
     snapshot: RwLock<Arc<Snapshot>>,
     enabled_tools: Option<Vec<String>>,
     cost_cap: CostCap,
+    /// Engines for callers whose token binds other variables or narrows the mode
+    /// ([`callers`]), by what they bind.
+    per_caller: Mutex<callers::PerCaller>,
 }
 
 impl Engine {
@@ -102,6 +106,7 @@ impl Engine {
             snapshot: RwLock::new(Arc::new(snapshot)),
             enabled_tools: None,
             cost_cap: CostCap::default(),
+            per_caller: Mutex::default(),
         })
     }
 

@@ -8,6 +8,7 @@
 pub mod approval;
 pub mod args;
 pub mod audit_verify;
+pub mod caller;
 pub mod describe_table;
 pub mod instructions;
 pub mod list_tables;
@@ -30,9 +31,11 @@ use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConf
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 
-use crate::audit::{Audit, AuditRecord};
+use crate::audit::{Audit, AuditRecord, Decision};
 use crate::backend::TableDetail;
+use crate::gate::error::ToolError;
 use crate::gate::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
+use crate::tools::caller::{caller_of, Caller};
 use crate::tools::run_mutation::RunMutationOutput;
 pub use args::SqlArgs;
 pub use describe_table::DescribeTableArgs;
@@ -102,6 +105,31 @@ impl SqlGateServer {
             .collect()
     }
 
+    /// The engine serving this call: the session's, or the one for the variables and mode the
+    /// caller's verified token binds. A refusal comes back ready to audit and return.
+    fn engine_for(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        tool: &str,
+    ) -> Result<Arc<Engine>, Box<(AuditRecord, CallToolResult)>> {
+        let Some(caller) = caller_of(ctx) else {
+            return Ok(self.engine.clone());
+        };
+        let refuse = |e: ToolError| {
+            let mut rec = AuditRecord::new(tool, Decision::Refuse);
+            rec.code = Some(e.code);
+            Box::new((rec, result::failure(&e)))
+        };
+        if tool == "run_mutation" {
+            if let Some(scope) = &caller.missing_write_scope {
+                return Err(refuse(ToolError::insufficient_scope(tool, scope)));
+            }
+        }
+        self.engine
+            .for_caller(caller.vars.as_ref(), caller.missing_write_scope.is_none())
+            .map_err(refuse)
+    }
+
     async fn audited(
         &self,
         ctx: &RequestContext<RoleServer>,
@@ -126,6 +154,19 @@ impl SqlGateServer {
         record.client = client;
         record.client_version = version;
         record.principal = self.engine.principal().map(str::to_string);
+        if let Some(c) = caller_of(ctx) {
+            let Caller {
+                auth,
+                issuer,
+                subject,
+                client_id,
+                ..
+            } = c;
+            record.auth = Some(auth);
+            record.auth_issuer = issuer;
+            record.auth_subject = subject;
+            record.auth_client_id = client_id;
+        }
         record.duration_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
         record.call_id = Some(ctx.id.to_string());
         record.session_id = session_of(ctx);
@@ -170,7 +211,10 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = list_tables::handle(&self.engine).await;
+        let (rec, result) = match self.engine_for(&ctx, "list_tables") {
+            Ok(engine) => list_tables::handle(&engine).await,
+            Err(refused) => *refused,
+        };
         self.audited(&ctx, rec, start, result).await
     }
 
@@ -193,7 +237,10 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = describe_table::handle(&self.engine, &args);
+        let (rec, result) = match self.engine_for(&ctx, "describe_table") {
+            Ok(engine) => describe_table::handle(&engine, &args),
+            Err(refused) => *refused,
+        };
         self.audited(&ctx, rec, start, result).await
     }
 
@@ -216,7 +263,10 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = validate_query::handle(&self.engine, &args).await;
+        let (rec, result) = match self.engine_for(&ctx, "validate_query") {
+            Ok(engine) => validate_query::handle(&engine, &args).await,
+            Err(refused) => *refused,
+        };
         self.audited(&ctx, rec, start, result).await
     }
 
@@ -239,8 +289,16 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = run_query::handle(&self.engine, &args).await;
-        self.audited_while(&ctx, rec, start, result).await
+        match self.engine_for(&ctx, "run_query") {
+            Ok(engine) => {
+                let (rec, result) = run_query::handle(&engine, &args).await;
+                self.audited_while(&ctx, rec, start, result).await
+            }
+            Err(refused) => {
+                let (rec, result) = *refused;
+                self.audited(&ctx, rec, start, result).await
+            }
+        }
     }
 
     /// Previews, (when the mode asks) gets approved, and commits one mutation.
@@ -262,7 +320,10 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = run_mutation::handle(&self.engine, &args, ctx.peer.clone()).await;
+        let (rec, result) = match self.engine_for(&ctx, "run_mutation") {
+            Ok(engine) => run_mutation::handle(&engine, &args, ctx.peer.clone()).await,
+            Err(refused) => *refused,
+        };
         self.audited(&ctx, rec, start, result).await
     }
 
@@ -295,13 +356,49 @@ impl SqlGateServer {
             open_world_hint = false
         )
     )]
-    pub async fn server_info(&self) -> Result<CallToolResult, McpError> {
-        Ok(server_info::handle(&self.engine, &self.audit).await)
+    pub async fn server_info(
+        &self,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(match self.engine_for(&ctx, "server_info") {
+            Ok(engine) => server_info::handle(&engine, &self.audit).await,
+            Err(refused) => refused.1,
+        })
     }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SqlGateServer {
+    /// The tools, less `run_mutation` for a caller whose token lacks the write scope (the list
+    /// then depends on the caller: private to it).
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, McpError> {
+        let mut tools = self.tool_router.list_all();
+        let narrowed = caller_of(&context).is_some_and(|c| c.missing_write_scope.is_some());
+        if narrowed {
+            tools.retain(|t| t.name != "run_mutation");
+        }
+        let cache_hints = context
+            .protocol_version()
+            .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
+        let scope = if narrowed {
+            rmcp::model::CacheScope::Private
+        } else {
+            rmcp::model::CacheScope::Public
+        };
+        Ok(rmcp::model::ListToolsResult {
+            result_type: Some(rmcp::model::ResultType::COMPLETE),
+            tools,
+            meta: None,
+            next_cursor: None,
+            ttl_ms: cache_hints.then_some(0),
+            cache_scope: cache_hints.then_some(scope),
+        })
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(

@@ -1,5 +1,6 @@
-//! Streamable HTTP transport: bearer token (constant-time compare), Origin validation, body cap
-//! (413), loopback-only without a token, optional stateless mode.
+//! Streamable HTTP transport: who is calling ([`super::identify`]: a static bearer token or a
+//! verified JWT), the protected resource metadata (OAuth), Origin validation, body cap (413),
+//! loopback-only without a credential, optional stateless mode.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -15,7 +16,12 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{bearer_of, check_bind, route_for, token_digest, unauthorized};
+use super::auth::challenge::Challenge;
+use super::auth::check_bind;
+use super::auth::jwt::{JwtVerifier, OAuthSettings};
+use super::auth::metadata::{metadata_paths, metadata_url, ResourceMetadata};
+pub use super::identify::Credential;
+use super::identify::Identify;
 use crate::audit::Audit;
 use crate::gate::Engine;
 use crate::tools::SqlGateServer;
@@ -27,12 +33,15 @@ pub struct HttpOptions {
     pub addr: String,
     /// No sessions.
     pub stateless: bool,
-    /// Bearer token; `None` only with `--allow-unauthenticated` on loopback.
+    /// Bearer token of [`serve_http`]'s one route; `None` only with `--allow-unauthenticated`
+    /// on loopback.
     pub token: Option<String>,
     /// Allowed browser origins; requests with any other `Origin` are refused (403).
     pub allowed_origins: Vec<String>,
     /// Body cap in bytes (413 above it).
     pub max_body_bytes: usize,
+    /// JWT access tokens (`[oauth]`): how they are verified, and the resource metadata served.
+    pub oauth: Option<OAuthSettings>,
 }
 
 #[derive(Clone)]
@@ -40,38 +49,40 @@ struct Gate {
     max_body_bytes: usize,
 }
 
-/// One principal over HTTP: its bearer token and the engine (policy, vars, mode) serving it.
+/// One principal over HTTP: how its requests prove who they are, and the engine (policy, vars,
+/// mode) serving them.
 #[derive(Clone)]
 pub struct HttpRoute {
-    /// Bearer token; `None` only for one route, with `--allow-unauthenticated` on loopback.
-    pub token: Option<String>,
-    /// The engine serving requests carrying this token.
+    /// Its credential.
+    pub credential: Credential,
+    /// The engine serving its requests.
     pub engine: Arc<Engine>,
 }
 
-/// The services of every route, and their tokens' digests (`None`: no token, one route).
+/// The services of every route, and how a request picks one.
 struct Dispatch<M: SessionManager> {
-    digests: Option<Vec<[u8; 32]>>,
+    identify: Identify,
     services: Vec<StreamableHttpService<SqlGateServer, M>>,
 }
 
-/// Picks the route from the bearer token before rmcp sees the request: each principal has its
-/// own service and session manager, so a session id is known only to the principal that opened
-/// it (another principal's token on it gets rmcp's 404 "session not found").
-async fn dispatch<M: SessionManager>(State(d): State<Arc<Dispatch<M>>>, req: Request) -> Response {
-    let index = match &d.digests {
-        None => Some(0),
-        Some(digests) => {
-            let value = req
-                .headers()
-                .get(header::AUTHORIZATION)
-                .and_then(|v| v.to_str().ok());
-            route_for(bearer_of(value), digests)
-        }
+/// Picks the route before rmcp sees the request, and hands it the verified caller: each
+/// principal has its own service and session manager, so a session id is known only to the
+/// principal that opened it (another principal's token on it gets rmcp's 404 "session not
+/// found").
+async fn dispatch<M: SessionManager>(
+    State(d): State<Arc<Dispatch<M>>>,
+    mut req: Request,
+) -> Response {
+    let (index, caller) = match d.identify.route(req.headers()).await {
+        Ok(found) => found,
+        Err(answer) => return answer,
     };
-    match index.and_then(|i| d.services.get(i)) {
+    if let Some(caller) = caller {
+        req.extensions_mut().insert(caller);
+    }
+    match d.services.get(index) {
         Some(service) => service.handle(req).await.into_response(),
-        None => unauthorized(),
+        None => (StatusCode::INTERNAL_SERVER_ERROR, "no such route\n").into_response(),
     }
 }
 
@@ -104,17 +115,37 @@ fn router<M: SessionManager + Default>(
     routes: Vec<HttpRoute>,
     audit: &Audit,
     config: &StreamableHttpServerConfig,
+    verifier: Option<Arc<JwtVerifier>>,
 ) -> axum::Router {
-    let digests = routes
+    let challenge = Challenge {
+        resource_metadata: verifier
+            .as_ref()
+            .map(|v| metadata_url(&v.settings().resource)),
+    };
+    let credentials = routes
         .iter()
-        .map(|r| r.token.as_ref().map(|t| token_digest(t.as_bytes())))
-        .collect::<Option<Vec<_>>>();
+        .map(|r| (r.credential.clone(), r.engine.vars().clone()))
+        .collect();
+    let identify = Identify::new(credentials, verifier.clone(), challenge);
     let services = routes
         .into_iter()
         .map(|r| service(r.engine, audit.clone(), M::default(), config.clone()))
         .collect();
-    let state = Arc::new(Dispatch { digests, services });
-    axum::Router::new().route("/mcp", axum::routing::any(dispatch::<M>).with_state(state))
+    let state = Arc::new(Dispatch { identify, services });
+    let mut router =
+        axum::Router::new().route("/mcp", axum::routing::any(dispatch::<M>).with_state(state));
+    if let Some(v) = verifier {
+        let document =
+            serde_json::to_value(ResourceMetadata::new(v.settings())).unwrap_or_default();
+        for path in metadata_paths(&v.settings().resource) {
+            let document = document.clone();
+            router = router.route(
+                &path,
+                axum::routing::get(move || std::future::ready(axum::Json(document.clone()))),
+            );
+        }
+    }
+    router
 }
 
 /// Serves MCP over HTTP at `/mcp` until `shutdown` is cancelled. Reports the bound address.
@@ -125,15 +156,35 @@ pub async fn serve_http(
     shutdown: CancellationToken,
     bound: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
 ) -> Result<(), String> {
-    let routes = vec![HttpRoute {
-        token: opts.token.clone(),
-        engine,
-    }];
+    let credential = match &opts.token {
+        Some(t) => Credential::Token(t.clone()),
+        None => Credential::None,
+    };
+    let routes = vec![HttpRoute { credential, engine }];
     serve_http_routes(routes, audit, opts, shutdown, bound).await
 }
 
-/// [`serve_http`] for several principals: the bearer token of each request selects its route
-/// (`opts.token` is not read). Every route needs a token, unless there is exactly one.
+/// Checks the routes: a credential each (only a lone route may go without, on loopback), and
+/// OAuth settings when one is chosen by a token's claims.
+fn check_routes(routes: &[HttpRoute], addr: &SocketAddr, oauth: bool) -> Result<(), String> {
+    let open = routes
+        .iter()
+        .filter(|r| r.credential == Credential::None)
+        .count();
+    if routes.is_empty() || (open > 0 && routes.len() > 1) {
+        return Err("every principal needs a bearer token".into());
+    }
+    let claims = routes
+        .iter()
+        .any(|r| matches!(r.credential, Credential::Claims(_)));
+    if claims && !oauth {
+        return Err("principals chosen by token claims (`match`) need an [oauth] section".into());
+    }
+    check_bind(addr, (open == 0).then_some("credential"))
+}
+
+/// [`serve_http`] for several principals: each request's credential selects its route
+/// (`opts.token` is not read).
 pub async fn serve_http_routes(
     routes: Vec<HttpRoute>,
     audit: Audit,
@@ -145,11 +196,18 @@ pub async fn serve_http_routes(
         .addr
         .parse()
         .map_err(|_| format!("`{}` is not an address like 127.0.0.1:8765", opts.addr))?;
-    let tokenless = routes.iter().filter(|r| r.token.is_none()).count();
-    if routes.is_empty() || (tokenless > 0 && routes.len() > 1) {
-        return Err("every principal needs a bearer token".into());
-    }
-    check_bind(&addr, routes.first().and_then(|r| r.token.as_deref()))?;
+    check_routes(&routes, &addr, opts.oauth.is_some())?;
+    let verifier = match opts.oauth.clone() {
+        Some(settings) => {
+            let v = JwtVerifier::new(settings)?;
+            // A configuration error shows at start; an issuer down now is retried per call.
+            if let Err(e) = v.load_keys().await {
+                eprintln!("sqlgate-mcp: [oauth] cannot load the issuer's keys yet: {e}");
+            }
+            Some(Arc::new(v))
+        }
+        None => None,
+    };
     let mut config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(opts.max_body_bytes)
         .with_cancellation_token(shutdown.child_token())
@@ -160,16 +218,16 @@ pub async fn serve_http_routes(
         config.with_allowed_origins(opts.allowed_origins.clone())
     };
     if !addr.ip().is_loopback() {
-        // Host names for a public bind are the operator's; the bearer token protects it.
+        // Host names for a public bind are the operator's; the credentials protect it.
         config = config.disable_allowed_hosts();
     }
     if opts.stateless {
         config = config.with_json_response(true);
     }
     let router = if opts.stateless {
-        router::<NeverSessionManager>(routes, &audit, &config)
+        router::<NeverSessionManager>(routes, &audit, &config, verifier)
     } else {
-        router::<LocalSessionManager>(routes, &audit, &config)
+        router::<LocalSessionManager>(routes, &audit, &config, verifier)
     };
     let gate_state = Gate {
         max_body_bytes: opts.max_body_bytes,
@@ -207,6 +265,7 @@ fn no_delay(
 
 #[cfg(test)]
 mod tests {
+    use super::super::auth::{bearer_of, route_for, token_digest};
     use super::*;
 
     #[tokio::test]

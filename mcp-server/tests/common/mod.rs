@@ -125,6 +125,7 @@ pub fn open_http() -> HttpOptions {
         token: None,
         allowed_origins: Vec::new(),
         max_body_bytes: 1 << 20,
+        oauth: None,
     }
 }
 

@@ -34,7 +34,9 @@ fn readme_principals_blocks() -> (String, String) {
 /// Each principal's policy of `config` (policy files in `dir`) narrows the server's and has every
 /// variable its row filters name.
 fn policies_narrow_the_server(config: &str, dir: &Path) {
+    use sqlgate_mcp::config::file::literal_vars;
     use sqlgate_mcp::config::{load_policy_layer, FileConfig, Principal};
+    use sqlgate_mcp::transport::identify::Credential;
     let file: FileConfig = toml::from_str(config).expect("the README's config parses");
     let server = sqlgate::Policy {
         dialect: sqlgate::Dialect::Postgres,
@@ -49,8 +51,8 @@ fn policies_narrow_the_server(config: &str, dir: &Path) {
         };
         let principal = Principal {
             name: p.name.clone(),
-            token: None,
-            vars: p.vars.clone(),
+            credential: Credential::None,
+            vars: literal_vars(&p.vars),
             layer: Some(layer),
             mode: p.mode.unwrap_or_default(),
         };

@@ -1,10 +1,8 @@
-//! Bearer tokens over HTTP: which principal's route a request's token selects, compared in
+//! Static bearer tokens: which principal's route a request's token selects, compared in
 //! constant time, and the rule that a server without a token binds loopback only.
 
 use std::net::SocketAddr;
 
-use axum::response::{IntoResponse, Response};
-use http::{header, StatusCode};
 use sha2::{Digest, Sha256};
 use subtle::ConditionallySelectable;
 use subtle::ConstantTimeEq;
@@ -50,14 +48,4 @@ pub fn route_for(given: Option<&str>, digests: &[[u8; 32]]) -> Option<usize> {
         return None;
     }
     usize::try_from(found - 1).ok()
-}
-
-/// 401 with `WWW-Authenticate: Bearer`.
-pub fn unauthorized() -> Response {
-    (
-        StatusCode::UNAUTHORIZED,
-        [(header::WWW_AUTHENTICATE, "Bearer")],
-        "missing or wrong bearer token\n",
-    )
-        .into_response()
 }
