@@ -37,7 +37,9 @@ step "wheel: sqlgate (abi3, profile dist from its pyproject.toml)"
 done_step
 
 step "npm tarball: sqlgate (addon built with profile dist)"
-(cd bindings-node && npm ci --no-audit --no-fund --silent && npm run --silent build >/dev/null \
+# --ignore-scripts: the addon's build needs none of the packages' install scripts (better-sqlite3,
+# a test dependency, would compile SQLite from source; bindings-node/ci.sh installs it for real).
+(cd bindings-node && npm ci --no-audit --no-fund --silent --ignore-scripts && npm run --silent build >/dev/null \
   && npm pack --silent --pack-destination "$OUT" >/dev/null)
 done_step
 

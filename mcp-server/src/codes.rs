@@ -212,6 +212,8 @@ impl AuthMethod {
 pub enum AccessCode {
     /// The caller's access token lacks the scope this tool needs.
     InsufficientScope,
+    /// The principal used its quota (calls, rows or mutations) for now.
+    QuotaExceeded,
 }
 
 impl AccessCode {

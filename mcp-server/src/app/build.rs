@@ -71,16 +71,19 @@ pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Eng
     let server = build_engine(cfg).await?;
     if cfg.principals.is_empty() {
         if cfg.vars.is_empty() {
+            let mut server = server;
+            server.set_quota(cfg.quota);
             return Ok(vec![(Credential::None, Arc::new(server))]);
         }
-        let server = rebind(&server, cfg, None, cfg.vars.clone(), cfg.mode, None).await?;
+        let mut server = rebind(&server, cfg, None, cfg.vars.clone(), cfg.mode, None).await?;
+        server.set_quota(cfg.quota);
         return Ok(vec![(Credential::None, Arc::new(server))]);
     }
     let stateless = cfg.http.is_some() && cfg.stateless;
     let mut out = Vec::new();
     for p in &cfg.principals {
         let policy = principal_policy(server.policy(), p, stateless)?;
-        let engine = rebind(
+        let mut engine = rebind(
             &server,
             cfg,
             Some(p.name.clone()),
@@ -89,6 +92,7 @@ pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Eng
             Some(policy),
         )
         .await?;
+        engine.set_quota(p.quota);
         eprintln!(
             "sqlgate-mcp: principal {}: mode {}{}",
             p.name,

@@ -11,6 +11,7 @@ use sqlgate::{Policy, PolicyLayer, VarValue, Vars};
 use super::oauth::OAuthFile;
 use super::values::deserialize_duration;
 use crate::codes::Mode;
+use crate::gate::quota::QuotaLimits;
 use crate::transport::auth::claims::ClaimType;
 
 /// The settings file (`--config sqlgate.toml`): every `serve` setting, plus an inline `[policy]`.
@@ -77,6 +78,8 @@ pub struct FileConfig {
     pub vars: Option<Vars>,
     /// JWT access tokens from an OAuth 2.1 issuer.
     pub oauth: Option<OAuthFile>,
+    /// The server's own quota (served without principals, or to the `--auth-token-env` token).
+    pub quota: Option<QuotaLimits>,
     /// Principals: API keys or token claims, each with its own policy layer, variables and
     /// mode.
     #[serde(default)]
@@ -105,6 +108,8 @@ pub struct PrincipalFile {
     pub policy_file: Option<PathBuf>,
     /// Its mode; the server's when absent, never above it.
     pub mode: Option<Mode>,
+    /// Its quota: calls per minute, rows per hour, mutations per day.
+    pub quota: Option<QuotaLimits>,
 }
 
 /// A principal's row-filter variable: a value, or a claim of the caller's token.

@@ -9,6 +9,7 @@ use super::error::ConfigError;
 use super::file::{literal_vars, PrincipalFile, VarSetting};
 use super::values::load_policy_layer;
 use crate::codes::Mode;
+use crate::gate::quota::QuotaLimits;
 use crate::transport::auth::claims::{ClaimRule, ClaimVar};
 use crate::transport::identify::Credential;
 
@@ -30,6 +31,8 @@ pub struct Principal {
     pub layer: Option<PolicyLayer>,
     /// Its mode (already checked to be at most the server's).
     pub mode: Mode,
+    /// Its quota.
+    pub quota: QuotaLimits,
 }
 
 /// Reads a bearer token from the environment variable `var`; `what` names the setting.
@@ -54,6 +57,7 @@ pub fn resolve_principals(
     auth_token_env: Option<&str>,
     allow_unauthenticated: bool,
     server_vars: Vars,
+    server_quota: QuotaLimits,
 ) -> Result<Vec<Principal>, ConfigError> {
     if entries.is_empty() {
         return match chosen {
@@ -89,6 +93,7 @@ pub fn resolve_principals(
                 vars: server_vars,
                 layer: None,
                 mode: server_mode,
+                quota: server_quota,
             });
         }
         for (i, a) in out.iter().enumerate() {
@@ -204,6 +209,7 @@ fn resolve_entry(
         vars: literal_vars(&p.vars),
         layer,
         mode,
+        quota: p.quota.unwrap_or_default(),
     })
 }
 

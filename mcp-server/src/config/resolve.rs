@@ -13,6 +13,7 @@ use super::oauth::resolve_oauth;
 use super::principals::{resolve_principals, Principal};
 use super::values::load_policy_file;
 use crate::codes::Mode;
+use crate::gate::quota::QuotaLimits;
 use crate::gate::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, DEFAULT_STATEMENT_TIMEOUT};
 use crate::transport::auth::jwt::OAuthSettings;
 use crate::transport::identify::Credential;
@@ -83,6 +84,8 @@ pub struct ServeConfig {
     pub principals: Vec<Principal>,
     /// JWT access tokens (`[oauth]`), HTTP only.
     pub oauth: Option<OAuthSettings>,
+    /// The server's own quota.
+    pub quota: QuotaLimits,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -119,6 +122,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         vars: file.vars.clone().unwrap_or_default(),
         principals,
         oauth,
+        quota: file.quota.unwrap_or_default(),
         source,
         policy,
         policy_args: args.policy.clone(),
@@ -190,6 +194,7 @@ fn resolve_callers(
         auth_token_env,
         allow_unauthenticated,
         file.vars.clone().unwrap_or_default(),
+        file.quota.unwrap_or_default(),
     )?;
     let oauth = resolve_oauth(file.oauth.as_ref(), base_dir)?;
     if http && oauth.is_none() {

@@ -62,6 +62,7 @@ impl Engine {
             enabled_tools: self.enabled_tools.clone(),
             cost_cap: self.cost_cap,
             per_caller: Mutex::default(),
+            quota: self.quota.clone(),
         });
         let mut cache = lock(&self.per_caller);
         if cache.engines.len() >= MAX_ENGINES {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use sqlgate::{ErrorCode, GuardError, Location, QueryClass, Rejection};
 
 use super::hints;
+use super::quota::QuotaExceeded;
 use crate::backend::{DbError, DbErrorCode};
 use crate::codes::{AccessCode, MutationCode, Stage, ToolCode};
 
@@ -32,6 +33,9 @@ pub struct ToolError {
     /// The database's SQLSTATE (database errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqlstate: Option<String>,
+    /// How long to wait before the same call can succeed (`quota_exceeded`), in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
 }
 
 impl ToolError {
@@ -53,6 +57,7 @@ impl ToolError {
             query_class: None,
             location: g.location,
             sqlstate: None,
+            retry_after_ms: None,
         }
     }
 
@@ -82,6 +87,7 @@ impl ToolError {
             query_class: None,
             location: None,
             sqlstate: e.sqlstate.clone(),
+            retry_after_ms: None,
         }
     }
 
@@ -96,6 +102,7 @@ impl ToolError {
             query_class: None,
             location: None,
             sqlstate: None,
+            retry_after_ms: None,
         }
     }
 
@@ -115,6 +122,7 @@ impl ToolError {
             query_class: None,
             location: None,
             sqlstate: None,
+            retry_after_ms: None,
         }
     }
 
@@ -133,6 +141,30 @@ impl ToolError {
             query_class: None,
             location: None,
             sqlstate: None,
+            retry_after_ms: None,
+        }
+    }
+
+    /// A call over its principal's quota: retryable once the window has room.
+    pub fn quota_exceeded(e: &QuotaExceeded) -> Self {
+        let wait = e.retry_after.as_secs().max(1);
+        ToolError {
+            code: AccessCode::QuotaExceeded.into(),
+            stage: Stage::Authorize,
+            message: format!(
+                "this principal reached its quota `{} = {}`; the same call can succeed in {wait} s",
+                e.kind.setting(),
+                e.limit
+            ),
+            retryable: true,
+            hint: Some(format!(
+                "wait {wait} s (retry_after_ms), or ask the operator for a larger `{}`",
+                e.kind.setting()
+            )),
+            query_class: None,
+            location: None,
+            sqlstate: None,
+            retry_after_ms: Some(u64::try_from(e.retry_after.as_millis()).unwrap_or(u64::MAX)),
         }
     }
 

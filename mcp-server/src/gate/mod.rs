@@ -12,6 +12,7 @@ pub mod error;
 pub mod hints;
 pub mod mode;
 pub mod output;
+pub mod quota;
 pub mod writable;
 
 use std::sync::{Arc, Mutex, RwLock};
@@ -76,6 +77,8 @@ pub struct Engine {
     /// Engines for callers whose token binds other variables or narrows the mode
     /// ([`callers`]), by what they bind.
     per_caller: Mutex<callers::PerCaller>,
+    /// The principal's quota, shared with those engines.
+    quota: Arc<quota::Quota>,
 }
 
 impl Engine {
@@ -107,6 +110,7 @@ impl Engine {
             enabled_tools: None,
             cost_cap: CostCap::default(),
             per_caller: Mutex::default(),
+            quota: Arc::default(),
         })
     }
 
@@ -124,6 +128,16 @@ impl Engine {
     /// The cost cap in force.
     pub fn cost_cap(&self) -> CostCap {
         self.cost_cap
+    }
+
+    /// Limits the principal's calls, rows and mutations (`quota`); nothing used yet.
+    pub fn set_quota(&mut self, limits: quota::QuotaLimits) {
+        self.quota = Arc::new(quota::Quota::new(limits));
+    }
+
+    /// The principal's quota and what it used.
+    pub fn quota(&self) -> &quota::Quota {
+        &self.quota
     }
 
     /// The tools the operator enabled (`None`: all).

@@ -112,22 +112,31 @@ impl SqlGateServer {
         ctx: &RequestContext<RoleServer>,
         tool: &str,
     ) -> Result<Arc<Engine>, Box<(AuditRecord, CallToolResult)>> {
-        let Some(caller) = caller_of(ctx) else {
-            return Ok(self.engine.clone());
-        };
         let refuse = |e: ToolError| {
             let mut rec = AuditRecord::new(tool, Decision::Refuse);
             rec.code = Some(e.code);
             Box::new((rec, result::failure(&e)))
         };
-        if tool == "run_mutation" {
-            if let Some(scope) = &caller.missing_write_scope {
-                return Err(refuse(ToolError::insufficient_scope(tool, scope)));
+        let engine = match caller_of(ctx) {
+            None => self.engine.clone(),
+            Some(caller) => {
+                if let (Some(scope), "run_mutation") = (&caller.missing_write_scope, tool) {
+                    return Err(refuse(ToolError::insufficient_scope(tool, scope)));
+                }
+                self.engine
+                    .for_caller(caller.vars.as_ref(), caller.missing_write_scope.is_none())
+                    .map_err(refuse)?
             }
-        }
-        self.engine
-            .for_caller(caller.vars.as_ref(), caller.missing_write_scope.is_none())
-            .map_err(refuse)
+        };
+        // The principal's quota: every call counts, and a read or a write needs room too.
+        let (quota, now) = (engine.quota(), Instant::now());
+        let admitted = quota.admit_call(now).and_then(|()| match tool {
+            "run_query" => quota.admit_rows(now),
+            "run_mutation" => quota.admit_mutation(now),
+            _ => Ok(()),
+        });
+        admitted.map_err(|e| refuse(ToolError::quota_exceeded(&e)))?;
+        Ok(engine)
     }
 
     async fn audited(
@@ -292,6 +301,10 @@ impl SqlGateServer {
         match self.engine_for(&ctx, "run_query") {
             Ok(engine) => {
                 let (rec, result) = run_query::handle(&engine, &args).await;
+                if let Some(rows) = rec.row_count {
+                    let rows = u64::try_from(rows).unwrap_or(u64::MAX);
+                    engine.quota().record_rows(Instant::now(), rows);
+                }
                 self.audited_while(&ctx, rec, start, result).await
             }
             Err(refused) => {
@@ -321,7 +334,13 @@ impl SqlGateServer {
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
         let (rec, result) = match self.engine_for(&ctx, "run_mutation") {
-            Ok(engine) => run_mutation::handle(&engine, &args, ctx.peer.clone()).await,
+            Ok(engine) => {
+                let (rec, result) = run_mutation::handle(&engine, &args, ctx.peer.clone()).await;
+                if rec.committed_rows.is_some() {
+                    engine.quota().record_mutation(Instant::now());
+                }
+                (rec, result)
+            }
             Err(refused) => *refused,
         };
         self.audited(&ctx, rec, start, result).await

@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod fixture;
+mod quotas;
 mod readme;
 mod refusals;
 mod serving;

@@ -55,6 +55,7 @@ fn policies_narrow_the_server(config: &str, dir: &Path) {
             vars: literal_vars(&p.vars),
             layer: Some(layer),
             mode: p.mode.unwrap_or_default(),
+            quota: p.quota.unwrap_or_default(),
         };
         let policy = sqlgate_mcp::app::preflight::principal_policy(&server, &principal, false)
             .unwrap_or_else(|e| panic!("{e}"));
