@@ -30,8 +30,10 @@ pub enum Credential {
 pub struct Identify {
     /// `Some(i)`: the one route, served without a credential.
     open: Option<usize>,
-    /// Static tokens' digests, and their routes.
-    tokens: Vec<(usize, [u8; 32])>,
+    /// Static tokens' digests, compared with every request's token ...
+    digests: Vec<[u8; 32]>,
+    /// ... and the route of each.
+    token_routes: Vec<usize>,
     /// JWT routes in order, with the literal variables of their engines.
     claims: Vec<(usize, ClaimRule, sqlgate::Vars)>,
     verifier: Option<Arc<JwtVerifier>>,
@@ -46,18 +48,22 @@ impl Identify {
         challenge: Challenge,
     ) -> Self {
         let mut open = None;
-        let mut tokens = Vec::new();
+        let (mut digests, mut token_routes) = (Vec::new(), Vec::new());
         let mut claims = Vec::new();
         for (i, (credential, vars)) in credentials.into_iter().enumerate() {
             match credential {
                 Credential::None => open = Some(i),
-                Credential::Token(t) => tokens.push((i, token_digest(t.as_bytes()))),
+                Credential::Token(t) => {
+                    digests.push(token_digest(t.as_bytes()));
+                    token_routes.push(i);
+                }
                 Credential::Claims(rule) => claims.push((i, rule, vars)),
             }
         }
         Identify {
             open,
-            tokens,
+            digests,
+            token_routes,
             claims,
             verifier,
             challenge,
@@ -76,9 +82,8 @@ impl Identify {
         let Some(token) = bearer_of(value).filter(|t| !t.is_empty()) else {
             return Err(self.challenge.missing_token());
         };
-        let digests: Vec<[u8; 32]> = self.tokens.iter().map(|(_, d)| *d).collect();
-        if let Some(k) = route_for(Some(token), &digests) {
-            return Ok((self.tokens[k].0, Some(Caller::static_token())));
+        if let Some(k) = route_for(Some(token), &self.digests) {
+            return Ok((self.token_routes[k], Some(Caller::static_token())));
         }
         let Some(verifier) = &self.verifier else {
             return Err(self.challenge.invalid_token("unknown bearer token"));

@@ -60,6 +60,17 @@ pub fn start(dir: &Path, config: &str) -> (std::process::Child, String) {
     fixture::start_http(&path, &[], &[])
 }
 
+/// The server on [`config`] for `issuer`, its audit file in a temporary folder: the server
+/// (stopped when dropped), `/mcp`'s URL, and the folder (`audit.jsonl` in it).
+pub fn serve(issuer: &issuer::Issuer) -> (Server, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (child, url) = start(
+        dir.path(),
+        &config(&issuer.url, &dir.path().join("audit.jsonl")),
+    );
+    (Server(child), url, dir)
+}
+
 /// Stops the server when the test ends, however it ends.
 pub struct Server(pub std::process::Child);
 

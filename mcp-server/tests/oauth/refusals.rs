@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::fixture::initialize_body;
 use crate::issuer::{forge, now, sign, Issuer, RESOURCE};
-use crate::{config, keys, start, Server};
+use crate::{keys, serve};
 
 /// POSTs `initialize` with `token` as its bearer token: the status, `WWW-Authenticate`, body.
 async fn post(url: &str, token: Option<&str>) -> (u16, String, Value) {
@@ -38,12 +38,7 @@ const METADATA: &str =
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forged_expired_misdirected_and_under_scoped_tokens_are_refused() {
     let issuer = Issuer::start(&[keys::RSA_JWK, keys::EC_JWK]).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (child, url) = start(
-        dir.path(),
-        &config(&issuer.url, &dir.path().join("audit.jsonl")),
-    );
-    let _server = Server(child);
+    let (_server, url, _dir) = serve(&issuer);
 
     // No token: 401, and where to learn how to get one.
     let (status, www, _) = post(&url, None).await;
@@ -195,12 +190,7 @@ fn invalid_tokens(good: &Value) -> Vec<(&'static str, String, &'static str)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_metadata_names_the_issuer_and_the_scopes() {
     let issuer = Issuer::start(&[keys::RSA_JWK]).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (child, url) = start(
-        dir.path(),
-        &config(&issuer.url, &dir.path().join("audit.jsonl")),
-    );
-    let _server = Server(child);
+    let (_server, url, _dir) = serve(&issuer);
     let base = url.trim_end_matches("/mcp");
     for path in [
         "/.well-known/oauth-protected-resource/mcp",

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::fixture::initialize_body;
 use crate::issuer::{sign, Issuer};
-use crate::{config, keys, start, Server};
+use crate::{keys, serve};
 
 async fn status(url: &str, token: &str) -> u16 {
     reqwest::Client::new()
@@ -28,12 +28,7 @@ async fn status(url: &str, token: &str) -> u16 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_key_is_fetched_once_and_a_dropped_key_is_refused() {
     let issuer = Issuer::start(&[keys::RSA_JWK]).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (child, url) = start(
-        dir.path(),
-        &config(&issuer.url, &dir.path().join("audit.jsonl")),
-    );
-    let _server = Server(child);
+    let (_server, url, _dir) = serve(&issuer);
     assert_eq!(issuer.fetches(), 1, "the keys are loaded at start");
     let claims = issuer.claims("u", "sql:read", json!({"roles": "support"}));
     let old = sign(&claims, "rsa-1", Algorithm::RS256);

@@ -8,15 +8,13 @@ use serde_json::{json, Value};
 use crate::common::{call, structured};
 use crate::fixture::{http_client, order_customers};
 use crate::issuer::{sign, Issuer};
-use crate::{config, keys, start, Server};
+use crate::{keys, serve};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_token_sees_its_tenant_and_the_audit_names_it() {
     let issuer = Issuer::start(&[keys::RSA_JWK, keys::EC_JWK, keys::ED_JWK]).await;
-    let dir = tempfile::tempdir().expect("tempdir");
+    let (_server, url, dir) = serve(&issuer);
     let audit = dir.path().join("audit.jsonl");
-    let (child, url) = start(dir.path(), &config(&issuer.url, &audit));
-    let _server = Server(child);
 
     // The same principal, two tenants, three signature algorithms.
     let mut tokens = Vec::new();
@@ -113,12 +111,7 @@ fn check_audit(audit: &std::path::Path, issuer: &str, tokens: &[String]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_write_scope_decides_whether_run_mutation_exists() {
     let issuer = Issuer::start(&[keys::RSA_JWK]).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (child, url) = start(
-        dir.path(),
-        &config(&issuer.url, &dir.path().join("audit.jsonl")),
-    );
-    let _server = Server(child);
+    let (_server, url, _dir) = serve(&issuer);
     let update = json!({"sql": "UPDATE orders SET status = 'cancelled' WHERE id = 7"});
 
     let reader = issuer.claims("r", "sql:read", json!({"roles": "support"}));
