@@ -51,6 +51,7 @@ async fn start(audit: Audit) -> Result<(String, CancellationToken), Error> {
         allowed_origins: Vec::new(),
         max_body_bytes: 1 << 20,
         oauth: None,
+        tls: None,
     };
     let (engine, s) = (engine().await?, shutdown.clone());
     tokio::spawn(async move {

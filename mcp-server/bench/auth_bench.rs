@@ -140,6 +140,7 @@ async fn whole_calls(jwks: &Path, rounds: usize) -> Result<(), Error> {
         allowed_origins: Vec::new(),
         max_body_bytes: 1 << 20,
         oauth: Some(settings(jwks)),
+        tls: None,
     };
     let shutdown = CancellationToken::new();
     let (tx, rx) = tokio::sync::oneshot::channel();

@@ -73,6 +73,7 @@ pub async fn start_http(
         allowed_origins: Vec::new(),
         max_body_bytes: 1 << 20,
         oauth: None,
+        tls: None,
     };
     tokio::spawn(async move {
         if let Err(e) = serve_http(engine, audit, opts, shutdown, Some(tx)).await {

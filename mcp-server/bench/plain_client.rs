@@ -132,6 +132,11 @@ impl PlainHttp {
         let http = reqwest::Client::builder()
             .default_headers(headers)
             .build()?;
+        Self::connect_using(http, url).await
+    }
+
+    /// Initializes a session at `url` with `http` (its TLS settings and default headers).
+    pub async fn connect_using(http: reqwest::Client, url: &str) -> Result<Self, Error> {
         let response = post(&http, url, initialize()?).send().await?;
         let response = response.error_for_status()?;
         let session = response
@@ -166,10 +171,15 @@ impl PlainHttp {
 
     /// Calls `run_query`; returns the row count.
     pub async fn run_query(&mut self, sql: &str) -> Result<usize, Error> {
+        row_count(&self.run_query_response(sql).await?)
+    }
+
+    /// Calls `run_query`; returns the JSON-RPC response.
+    pub async fn run_query_response(&mut self, sql: &str) -> Result<Value, Error> {
         self.next_id += 1;
         let id = self.next_id;
         let response = self.post(run_query(id, sql)?).send().await?;
-        row_count(&sse_response(response.error_for_status()?, id).await?)
+        sse_response(response.error_for_status()?, id).await
     }
 }
 

@@ -184,6 +184,8 @@ pub enum AuthMethod {
     Static,
     /// A JWT access token verified against its issuer's keys.
     Jwt,
+    /// A client certificate verified in the TLS handshake (mutual TLS).
+    Mtls,
 }
 
 impl AuthMethod {

@@ -80,6 +80,10 @@ pub fn principal_policy(
 
 /// Checks, before connecting, every policy the server would serve.
 pub fn preflight(cfg: &ServeConfig) -> Result<(), String> {
+    // The certificate, key and CA files are read now, so that a wrong one is a usage error.
+    if let Some(tls) = &cfg.tls {
+        crate::transport::tls::TlsConfig::load(tls.clone())?;
+    }
     let server = server_policy_offline(cfg)?;
     let stateless = cfg.http.is_some() && cfg.stateless;
     if cfg.principals.is_empty() {

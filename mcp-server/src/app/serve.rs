@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::app::build::build_engines;
 use crate::app::exit;
 use crate::app::preflight::preflight;
-use crate::app::signals::{reopen_on_hangup, StopSignals};
+use crate::app::signals::{reload_tls_on_hangup, reopen_on_hangup, StopSignals};
 use crate::audit::{Audit, AuditOptions, ServerFacts};
 use crate::config::flags::ServeArgs;
 use crate::config::{resolve_serve, ServeConfig};
@@ -17,6 +17,7 @@ use crate::gate::Engine;
 use crate::transport::auth::claims::ClaimRule;
 use crate::transport::http::{serve_http_routes, Credential, HttpOptions, HttpRoute};
 use crate::transport::stdio::serve_stdio;
+use crate::transport::tls::TlsConfig;
 
 /// Runs `serve`; returns the exit code.
 pub fn run_serve(args: &ServeArgs) -> i32 {
@@ -165,6 +166,14 @@ async fn serve_transport(
 ) -> Result<(), String> {
     match &cfg.http {
         Some(addr) => {
+            let tls = match &cfg.tls {
+                Some(settings) => {
+                    let tls = TlsConfig::load(settings.clone())?;
+                    reload_tls_on_hangup(tls.clone());
+                    Some(tls)
+                }
+                None => None,
+            };
             let opts = HttpOptions {
                 addr: addr.clone(),
                 stateless: cfg.stateless,
@@ -172,6 +181,7 @@ async fn serve_transport(
                 allowed_origins: cfg.allowed_origins.clone(),
                 max_body_bytes: cfg.max_body_bytes,
                 oauth: cfg.oauth.clone(),
+                tls,
             };
             let routes = engines
                 .into_iter()

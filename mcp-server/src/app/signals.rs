@@ -1,6 +1,35 @@
-//! Process signals: SIGINT and SIGTERM stop the server, SIGHUP reopens the audit file (rotation).
+//! Process signals: SIGINT and SIGTERM stop the server, SIGHUP reopens the audit file (rotation)
+//! and reloads the TLS certificate (renewal).
 
 use crate::audit::Audit;
+use crate::transport::tls::TlsConfig;
+
+/// Reads the TLS certificate, key and client CA files again on every SIGHUP; a reload that
+/// fails keeps the files in force and says why on stderr.
+#[cfg(unix)]
+pub fn reload_tls_on_hangup(tls: TlsConfig) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut hup) = signal(SignalKind::hangup()) else {
+        eprintln!(
+            "sqlgate-mcp: warning: cannot listen for SIGHUP; a new certificate needs a restart"
+        );
+        return;
+    };
+    tokio::spawn(async move {
+        while hup.recv().await.is_some() {
+            match tls.reload() {
+                Ok(()) => eprintln!("sqlgate-mcp: SIGHUP: TLS certificate reloaded"),
+                Err(e) => eprintln!(
+                    "sqlgate-mcp: SIGHUP: TLS reload failed, the previous certificate stays: {e}"
+                ),
+            }
+        }
+    });
+}
+
+/// Reloads the TLS files on every SIGHUP (no signals here).
+#[cfg(not(unix))]
+pub fn reload_tls_on_hangup(_tls: TlsConfig) {}
 
 /// Reopens the audit file on every SIGHUP (log rotation).
 #[cfg(unix)]

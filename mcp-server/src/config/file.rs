@@ -13,6 +13,7 @@ use super::values::deserialize_duration;
 use crate::codes::Mode;
 use crate::gate::quota::QuotaLimits;
 use crate::transport::auth::claims::ClaimType;
+use crate::transport::tls::peer::CertRule;
 
 /// The settings file (`--config sqlgate.toml`): every `serve` setting, plus an inline `[policy]`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -58,6 +59,14 @@ pub struct FileConfig {
     pub allowed_origins: Option<Vec<String>>,
     /// HTTP body cap.
     pub max_body_bytes: Option<usize>,
+    /// HTTPS: the server's PEM certificate chain (relative to the config file).
+    pub tls_cert_file: Option<PathBuf>,
+    /// HTTPS: the certificate's PEM private key.
+    pub tls_key_file: Option<PathBuf>,
+    /// Mutual TLS: PEM CA certificates that sign client certificates.
+    pub tls_client_ca_file: Option<PathBuf>,
+    /// Mutual TLS: `required` (default) or `optional` client certificates.
+    pub tls_client_auth: Option<crate::transport::tls::ClientAuth>,
     /// Audit file.
     pub audit_file: Option<PathBuf>,
     /// What a failed audit write does.
@@ -92,8 +101,12 @@ pub struct FileConfig {
 pub struct PrincipalFile {
     /// Its name, in the audit log and for `--principal`.
     pub name: String,
-    /// The environment variable holding its bearer token (HTTP); or give `match`.
+    /// The environment variable holding its bearer token (HTTP); or give `match` or
+    /// `client_cert`.
     pub token_env: Option<String>,
+    /// The names a client certificate (mutual TLS) must have to be served as this principal:
+    /// `{ cn = "agent-a" }`, `{ san = "spiffe://acme/agent-a" }`, `{ subject = "CN=a,O=Acme" }`.
+    pub client_cert: Option<CertRule>,
     /// The claims a verified JWT must have to be served as this principal (`[oauth]`): claim →
     /// value (or a value an array claim holds). `{}` serves every verified token.
     #[serde(rename = "match")]

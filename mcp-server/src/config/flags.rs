@@ -123,6 +123,19 @@ pub struct ServeArgs {
     /// HTTP request body cap in bytes (413 above it); default 1 MiB.
     #[arg(long)]
     pub max_body_bytes: Option<usize>,
+    /// Serve HTTPS with this PEM certificate chain (reloaded on SIGHUP).
+    #[arg(long)]
+    pub tls_cert_file: Option<PathBuf>,
+    /// The PEM private key of --tls-cert-file.
+    #[arg(long)]
+    pub tls_key_file: Option<PathBuf>,
+    /// Mutual TLS: verify client certificates against these PEM CA certificates.
+    #[arg(long)]
+    pub tls_client_ca_file: Option<PathBuf>,
+    /// Mutual TLS: every client presents a certificate (required, the default) or may come
+    /// with a bearer token instead (optional).
+    #[arg(long, value_enum)]
+    pub tls_client_auth: Option<crate::transport::tls::ClientAuth>,
     /// Append the audit log (one JSON line per tool call, fsynced) to this file instead of stderr.
     #[arg(long)]
     pub audit_file: Option<PathBuf>,

@@ -1,6 +1,6 @@
 //! Configuration: the flags (clap, [`flags`]), the settings file (serde, [`file`]), the values
-//! they hold ([`values`]: durations, policy files), the principals ([`principals`]), and their
-//! merge into the resolved `serve` settings ([`resolve`]; flags win).
+//! they hold ([`values`]: durations, policy files), the principals ([`principals`]), OAuth
+//! ([`oauth`]) and TLS ([`tls`]) settings, and their merge into the resolved `serve` settings ([`resolve`]; flags win).
 
 pub mod error;
 pub mod file;
@@ -8,6 +8,7 @@ pub mod flags;
 pub mod oauth;
 pub mod principals;
 pub mod resolve;
+pub mod tls;
 pub mod values;
 
 pub use error::ConfigError;

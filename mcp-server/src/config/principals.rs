@@ -186,22 +186,30 @@ fn resolve_entry(
         )));
     }
     let rule = claim_rule(p, &at)?;
-    let credential = match (&p.token_env, rule) {
-        (Some(_), Some(_)) => {
+    let credential = match (&p.token_env, rule, &p.client_cert) {
+        (None, None, None) => {
             return Err(ConfigError(format!(
-                "{}: give `token_env` or `match`, not both",
-                at("match")
-            )))
-        }
-        (None, None) => {
-            return Err(ConfigError(format!(
-                "{}: give `token_env` (a static token) or `match` (claims of an [oauth] token)",
+                "{}: give `token_env` (a static token), `match` (claims of an [oauth] token) or `client_cert` (a client certificate's names)",
                 at("token_env")
             )))
         }
-        (Some(var), None) if http => Credential::Token(read_token(var, &at("token_env"))?),
-        (Some(_), None) => Credential::None,
-        (None, Some(rule)) => Credential::Claims(rule),
+        (Some(var), None, None) if http => Credential::Token(read_token(var, &at("token_env"))?),
+        (Some(_), None, None) => Credential::None,
+        (None, Some(rule), None) => Credential::Claims(rule),
+        (None, None, Some(rule)) if rule.is_empty() => {
+            return Err(ConfigError(format!(
+                "{}: name the certificate by `cn`, `san` or `subject`",
+                at("client_cert")
+            )))
+        }
+        (None, None, Some(_)) if !http => Credential::None,
+        (None, None, Some(rule)) => Credential::ClientCert(rule.clone()),
+        _ => {
+            return Err(ConfigError(format!(
+                "{}: give one of `token_env`, `match` and `client_cert`",
+                at("token_env")
+            )))
+        }
     };
     Ok(Principal {
         name: name.to_string(),

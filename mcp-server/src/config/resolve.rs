@@ -11,12 +11,14 @@ use super::file::FileConfig;
 use super::flags::{apply_overrides, PolicyArgs, ServeArgs};
 use super::oauth::resolve_oauth;
 use super::principals::{resolve_principals, Principal};
+use super::tls::{check_cert_principals, resolve_tls};
 use super::values::load_policy_file;
 use crate::codes::Mode;
 use crate::gate::quota::QuotaLimits;
 use crate::gate::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, DEFAULT_STATEMENT_TIMEOUT};
 use crate::transport::auth::jwt::OAuthSettings;
 use crate::transport::identify::Credential;
+use crate::transport::tls::TlsSettings;
 
 /// Default HTTP body cap: 1 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -84,6 +86,8 @@ pub struct ServeConfig {
     pub principals: Vec<Principal>,
     /// JWT access tokens (`[oauth]`), HTTP only.
     pub oauth: Option<OAuthSettings>,
+    /// HTTPS and mutual TLS (`None`: plain HTTP).
+    pub tls: Option<TlsSettings>,
     /// The server's own quota.
     pub quota: QuotaLimits,
 }
@@ -116,12 +120,15 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         auth_token_env.as_deref(),
         allow_unauthenticated,
     )?;
+    let tls = resolve_tls(args, &file, &base_dir, http.is_some())?;
+    check_cert_principals(tls.as_ref(), &principals)?;
     let cost_cap = resolve_cost_cap(args, &file)?;
     let otlp_endpoint = resolve_otlp_endpoint(args, &file)?;
     Ok(ServeConfig {
         vars: file.vars.clone().unwrap_or_default(),
         principals,
         oauth,
+        tls,
         quota: file.quota.unwrap_or_default(),
         source,
         policy,

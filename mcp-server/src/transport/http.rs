@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::serve::ListenerExt;
@@ -22,6 +22,8 @@ use super::auth::jwt::{JwtVerifier, OAuthSettings};
 use super::auth::metadata::{metadata_paths, metadata_url, ResourceMetadata};
 pub use super::identify::Credential;
 use super::identify::Identify;
+use super::tls::listener::{PeerCert, TlsListener};
+use super::tls::TlsConfig;
 use crate::audit::Audit;
 use crate::gate::Engine;
 use crate::tools::SqlGateServer;
@@ -42,6 +44,8 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// JWT access tokens (`[oauth]`): how they are verified, and the resource metadata served.
     pub oauth: Option<OAuthSettings>,
+    /// HTTPS (and mutual TLS): `None` serves plain HTTP.
+    pub tls: Option<TlsConfig>,
 }
 
 #[derive(Clone)]
@@ -73,7 +77,11 @@ async fn dispatch<M: SessionManager>(
     State(d): State<Arc<Dispatch<M>>>,
     mut req: Request,
 ) -> Response {
-    let (index, caller) = match d.identify.route(req.headers()).await {
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<PeerCert>>()
+        .and_then(|c| c.0 .0.clone());
+    let (index, caller) = match d.identify.route(req.headers(), peer.as_deref()).await {
         Ok(found) => found,
         Err(answer) => return answer,
     };
@@ -164,9 +172,15 @@ pub async fn serve_http(
     serve_http_routes(routes, audit, opts, shutdown, bound).await
 }
 
-/// Checks the routes: a credential each (only a lone route may go without, on loopback), and
-/// OAuth settings when one is chosen by a token's claims.
-fn check_routes(routes: &[HttpRoute], addr: &SocketAddr, oauth: bool) -> Result<(), String> {
+/// Checks the routes: a credential each (only a lone route may go without, on loopback or
+/// behind required client certificates), OAuth settings when one is chosen by a token's claims,
+/// and mutual TLS when one is chosen by a client certificate.
+fn check_routes(
+    routes: &[HttpRoute],
+    addr: &SocketAddr,
+    oauth: bool,
+    tls: Option<&TlsConfig>,
+) -> Result<(), String> {
     let open = routes
         .iter()
         .filter(|r| r.credential == Credential::None)
@@ -180,7 +194,15 @@ fn check_routes(routes: &[HttpRoute], addr: &SocketAddr, oauth: bool) -> Result<
     if claims && !oauth {
         return Err("principals chosen by token claims (`match`) need an [oauth] section".into());
     }
-    check_bind(addr, (open == 0).then_some("credential"))
+    let certs = routes
+        .iter()
+        .any(|r| matches!(r.credential, Credential::ClientCert(_)));
+    if certs && !tls.is_some_and(TlsConfig::verifies_clients) {
+        return Err("principals chosen by client certificate (`client_cert`) need tls_client_ca_file (mutual TLS)".into());
+    }
+    // Required client certificates are a credential of every connection.
+    let mtls = tls.is_some_and(TlsConfig::requires_client_certificates);
+    check_bind(addr, (open == 0 || mtls).then_some("credential"))
 }
 
 /// [`serve_http`] for several principals: each request's credential selects its route
@@ -196,7 +218,7 @@ pub async fn serve_http_routes(
         .addr
         .parse()
         .map_err(|_| format!("`{}` is not an address like 127.0.0.1:8765", opts.addr))?;
-    check_routes(&routes, &addr, opts.oauth.is_some())?;
+    check_routes(&routes, &addr, opts.oauth.is_some(), opts.tls.as_ref())?;
     let verifier = match opts.oauth.clone() {
         Some(settings) => {
             let v = JwtVerifier::new(settings)?;
@@ -239,14 +261,31 @@ pub async fn serve_http_routes(
     let local = listener
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
-    eprintln!("sqlgate-mcp: listening on http://{local}/mcp");
+    let scheme = if opts.tls.is_some() { "https" } else { "http" };
+    eprintln!("sqlgate-mcp: listening on {scheme}://{local}/mcp");
+    if opts.tls.is_none() && !local.ip().is_loopback() {
+        eprintln!("sqlgate-mcp: warning: plain HTTP on {local}: bearer tokens cross the network in clear; set tls_cert_file / tls_key_file, or keep a TLS-terminating proxy in front");
+    }
     if let Some(tx) = bound {
         let _ = tx.send(local);
     }
-    axum::serve(no_delay(listener), router)
-        .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
-        .await
-        .map_err(|e| format!("HTTP server failed: {e}"))
+    let stop = shutdown.clone();
+    let served = match opts.tls {
+        Some(tls) => {
+            let listener = TlsListener::start(listener, tls, shutdown.child_token())
+                .map_err(|e| format!("cannot read the bound address: {e}"))?;
+            let app = router.into_make_service_with_connect_info::<PeerCert>();
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+                .await
+        }
+        None => {
+            axum::serve(no_delay(listener), router)
+                .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+                .await
+        }
+    };
+    served.map_err(|e| format!("HTTP server failed: {e}"))
 }
 
 /// `listener` with TCP_NODELAY set on every connection it accepts. A response leaves in several

@@ -12,6 +12,7 @@ use super::auth::challenge::Challenge;
 use super::auth::claims::ClaimRule;
 use super::auth::jwt::JwtVerifier;
 use super::auth::{bearer_of, route_for, token_digest};
+use super::tls::peer::{CertRule, ClientCert};
 use crate::codes::AuthMethod;
 use crate::tools::caller::Caller;
 
@@ -24,6 +25,8 @@ pub enum Credential {
     Token(String),
     /// A verified JWT whose claims meet the rule.
     Claims(ClaimRule),
+    /// A client certificate (mutual TLS) whose names meet the rule.
+    ClientCert(CertRule),
 }
 
 /// The credentials of every route, ready to compare.
@@ -36,6 +39,8 @@ pub struct Identify {
     token_routes: Vec<usize>,
     /// JWT routes in order, with the literal variables of their engines.
     claims: Vec<(usize, ClaimRule, sqlgate::Vars)>,
+    /// Client-certificate routes in order.
+    certs: Vec<(usize, CertRule)>,
     verifier: Option<Arc<JwtVerifier>>,
     challenge: Challenge,
 }
@@ -49,7 +54,7 @@ impl Identify {
     ) -> Self {
         let mut open = None;
         let (mut digests, mut token_routes) = (Vec::new(), Vec::new());
-        let mut claims = Vec::new();
+        let (mut claims, mut certs) = (Vec::new(), Vec::new());
         for (i, (credential, vars)) in credentials.into_iter().enumerate() {
             match credential {
                 Credential::None => open = Some(i),
@@ -58,6 +63,7 @@ impl Identify {
                     token_routes.push(i);
                 }
                 Credential::Claims(rule) => claims.push((i, rule, vars)),
+                Credential::ClientCert(rule) => certs.push((i, rule)),
             }
         }
         Identify {
@@ -65,21 +71,45 @@ impl Identify {
             digests,
             token_routes,
             claims,
+            certs,
             verifier,
             challenge,
         }
     }
 
-    /// The route serving a request with these headers, and its caller; or the answer to a
-    /// request no route serves.
-    pub async fn route(&self, headers: &HeaderMap) -> Result<(usize, Option<Caller>), Response> {
+    /// The route serving a request with these headers, on a connection with this verified
+    /// client certificate, and its caller; or the answer to a request no route serves.
+    pub async fn route(
+        &self,
+        headers: &HeaderMap,
+        peer: Option<&ClientCert>,
+    ) -> Result<(usize, Option<Caller>), Response> {
         if let Some(i) = self.open {
             return Ok((i, None));
+        }
+        if let Some(cert) = peer {
+            if let Some((route, _)) = self.certs.iter().find(|(_, rule)| rule.matches(cert)) {
+                let caller = Caller {
+                    auth: AuthMethod::Mtls,
+                    issuer: Some(cert.issuer.clone()),
+                    subject: Some(cert.subject.clone()),
+                    client_id: None,
+                    vars: None,
+                    missing_write_scope: None,
+                };
+                return Ok((*route, Some(caller)));
+            }
         }
         let value = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
         let Some(token) = bearer_of(value).filter(|t| !t.is_empty()) else {
+            if let Some(cert) = peer.filter(|_| !self.certs.is_empty()) {
+                return Err(self.challenge.forbidden(&format!(
+                    "no principal of this server serves the client certificate `{}`",
+                    cert.subject
+                )));
+            }
             return Err(self.challenge.missing_token());
         };
         if let Some(k) = route_for(Some(token), &self.digests) {

@@ -126,6 +126,7 @@ pub fn open_http() -> HttpOptions {
         allowed_origins: Vec::new(),
         max_body_bytes: 1 << 20,
         oauth: None,
+        tls: None,
     }
 }
 

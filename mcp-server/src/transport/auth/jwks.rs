@@ -92,7 +92,8 @@ impl KeyCache {
         })
     }
 
-    fn current(&self) -> (Arc<Vec<Key>>, bool) {
+    /// The key set in force, and whether it is fresh (loaded within the hour).
+    pub fn current(&self) -> (Arc<Vec<Key>>, bool) {
         let l = match self.loaded.read() {
             Ok(l) => l,
             Err(poisoned) => poisoned.into_inner(),

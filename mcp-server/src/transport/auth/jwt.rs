@@ -8,7 +8,9 @@ use std::time::Duration;
 use jsonwebtoken::{decode, decode_header, Algorithm, Validation};
 use serde_json::{Map, Value};
 
+use super::bearer::token_digest;
 use super::jwks::{KeyCache, KeyError, KeySource};
+use super::verified::VerifiedTokens;
 
 /// The algorithms accepted when the settings name none.
 pub const DEFAULT_ALGORITHMS: &[&str] = &["RS256", "PS256", "ES256", "EdDSA"];
@@ -130,6 +132,7 @@ pub struct JwtVerifier {
     settings: OAuthSettings,
     algorithms: Vec<Algorithm>,
     keys: KeyCache,
+    verified: VerifiedTokens<VerifiedToken>,
 }
 
 impl JwtVerifier {
@@ -152,6 +155,7 @@ impl JwtVerifier {
             settings,
             algorithms,
             keys,
+            verified: VerifiedTokens::default(),
         })
     }
 
@@ -173,6 +177,40 @@ impl JwtVerifier {
         if token.len() > MAX_TOKEN_BYTES {
             return Err(TokenError::Malformed);
         }
+        let digest = token_digest(token.as_bytes());
+        let (keys, fresh) = self.keys.current();
+        let cached = if fresh {
+            self.verified.get(&digest, &keys)
+        } else {
+            None
+        };
+        let token = match cached {
+            Some(t) => t,
+            None => {
+                let t = self.verify_signed(token).await?;
+                // Kept against the set in force before: if a reload replaced it meanwhile, the
+                // entry is stale at once and the next call verifies again (never the reverse).
+                let exp = t.claims.get("exp").and_then(Value::as_u64);
+                self.verified
+                    .put(digest, &t, exp, keys, self.settings.leeway);
+                t
+            }
+        };
+        Ok(
+            match self
+                .settings
+                .required_scopes
+                .iter()
+                .find(|s| !token.has_scope(s))
+            {
+                Some(missing) => Err(MissingScope(missing.clone())),
+                None => Ok(token),
+            },
+        )
+    }
+
+    /// The signature, `iss`, `aud`, `exp` and `nbf` of `token`.
+    async fn verify_signed(&self, token: &str) -> Result<VerifiedToken, TokenError> {
         let header = decode_header(token).map_err(|_| TokenError::Malformed)?;
         if !self.algorithms.contains(&header.alg) {
             return Err(TokenError::Algorithm(format!("{:?}", header.alg)));
@@ -193,21 +231,10 @@ impl JwtVerifier {
         validation.leeway = self.settings.leeway.as_secs();
         let data = decode::<Map<String, Value>>(token, &key.key, &validation)
             .map_err(|e| token_error(e.into_kind()))?;
-        let token = VerifiedToken {
+        Ok(VerifiedToken {
             scopes: scopes_of(&data.claims),
             claims: data.claims,
-        };
-        Ok(
-            match self
-                .settings
-                .required_scopes
-                .iter()
-                .find(|s| !token.has_scope(s))
-            {
-                Some(missing) => Err(MissingScope(missing.clone())),
-                None => Ok(token),
-            },
-        )
+        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! Who is calling over HTTP. A request carries a static bearer token ([`bearer`]) or an OAuth 2.1
 //! access token: a JWT verified against its issuer's keys ([`jwt`], keys from [`jwks`]) and
-//! mapped to a principal by its claims ([`claims`]). A request that proves neither gets the
+//! mapped to a principal by its claims ([`claims`]), kept verified for a minute at most
+//! ([`verified`]). A request that proves neither gets the
 //! answer [`challenge`] writes, which points the client to this server's protected resource
 //! metadata ([`metadata`], RFC 9728) and from there to the issuer.
 //!
@@ -14,5 +15,6 @@ pub mod claims;
 pub mod jwks;
 pub mod jwt;
 pub mod metadata;
+pub mod verified;
 
 pub use bearer::{bearer_of, check_bind, route_for, token_digest};
