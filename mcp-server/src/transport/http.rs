@@ -83,7 +83,14 @@ async fn dispatch<M: SessionManager>(
         .and_then(|c| c.0 .0.clone());
     let (index, caller) = match d.identify.route(req.headers(), peer.as_deref()).await {
         Ok(found) => found,
-        Err(answer) => return answer,
+        Err(mut answer) => {
+            // The request's body is left unread: without `Connection: close` a client would
+            // reuse a connection the server is closing, and its next request would fail.
+            answer
+                .headers_mut()
+                .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
+            return answer;
+        }
     };
     if let Some(caller) = caller {
         req.extensions_mut().insert(caller);

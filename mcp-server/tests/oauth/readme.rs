@@ -1,6 +1,7 @@
-//! The README's OAuth configuration ("OAuth 2.1 access tokens (JWT)"), served on Chinook
-//! (PostgreSQL) with the stand-in issuer in place of the README's: a customer agent's token
-//! sees its customer's invoices only; a staff token sees every customer's, and no email.
+//! The README's OAuth configurations ("OAuth 2.1 access tokens (JWT)", and those for Keycloak
+//! and Auth0), served on Chinook (PostgreSQL) with the stand-in issuer in place of the
+//! README's, signing tokens shaped as each provider's: a customer agent's token sees its
+//! customer's invoices only; a staff token sees every customer's, and no email.
 
 use std::path::Path;
 
@@ -15,29 +16,109 @@ use crate::{keys, start, Server};
 const README_ISSUER: &str = "https://idp.example.com/realms/acme";
 const README_RESOURCE: &str = "https://sqlgate.example.com/mcp";
 
-/// The TOML block of the README's OAuth section.
-fn readme_oauth_block() -> String {
+/// The TOML blocks of the README's section `heading`, up to its next heading of any level.
+fn readme_toml_blocks(heading: &str) -> Vec<String> {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
         .expect("README");
     let section = readme
-        .split("## OAuth 2.1 access tokens (JWT)")
+        .split(&format!("\n{heading}\n"))
         .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("the README's OAuth section");
-    let blocks: Vec<&str> = section
+        .and_then(|s| s.split("\n#").next())
+        .unwrap_or_else(|| panic!("no `{heading}` in the README"));
+    section
         .split("```toml\n")
         .skip(1)
         .filter_map(|b| b.split("```").next())
-        .collect();
-    let [config] = blocks[..] else {
-        panic!("one TOML block in the OAuth section, not {}", blocks.len())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The one TOML block of the README's section `heading`.
+fn readme_config(heading: &str) -> String {
+    let blocks = readme_toml_blocks(heading);
+    let [config] = &blocks[..] else {
+        panic!("one TOML block under `{heading}`, not {}", blocks.len())
     };
-    config.to_string()
+    config.clone()
+}
+
+/// `config` with the stand-in issuer for `readme_issuer` and `db` for its database.
+fn served_as(config: &str, readme_issuer: &str, issuer: &Issuer, db: &str) -> String {
+    config
+        .replace(readme_issuer, &issuer.url)
+        .lines()
+        .map(|l| {
+            if l.starts_with("database_url") {
+                format!("database_url = \"{db}\"")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The distinct `customer_id` of the invoices `token` sees.
+async fn invoice_customers(url: &str, token: &str) -> serde_json::Value {
+    let agent = http_client(url, token).await;
+    let out = query_ok(&agent, "SELECT DISTINCT customer_id FROM invoice").await;
+    let _ = agent.cancel().await;
+    out["rows"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_keycloak_and_auth0_configurations_serve_tokens_shaped_as_theirs() {
+    let keycloak = readme_config("### Keycloak");
+    let auth0 = readme_config("### Auth0");
+    let Some(db) = chinook_url("the README's Keycloak and Auth0 configurations") else {
+        return;
+    };
+    let issuer = Issuer::start(&[keys::RSA_JWK]).await;
+    let cases = [
+        (
+            keycloak,
+            "https://keycloak.example.com/realms/acme",
+            // Keycloak: the client in `azp`, the mapper's claim, `scope` with the client scopes.
+            json!({"azp": "support-agent", "org_id": 12, "typ": "Bearer"}),
+        ),
+        (
+            auth0,
+            "https://acme.us.auth0.com/",
+            // Auth0: a client-credentials grant, the Action's namespaced claim.
+            json!({"gty": "client-credentials", "azp": "m2m-app", "https://sqlgate.example.com/org_id": 12}),
+        ),
+    ];
+    for (config, readme_issuer, shape) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (child, url) = start(dir.path(), &served_as(&config, readme_issuer, &issuer, &db));
+        let _server = Server(child);
+        let mut claims = issuer.claims("agent", "openid sql:read", shape.clone());
+        claims["aud"] = json!(README_RESOURCE);
+        let token = sign(&claims, "rsa-1", Algorithm::RS256);
+        assert_eq!(
+            invoice_customers(&url, &token).await,
+            json!([{"customer_id": 12}]),
+            "{readme_issuer}"
+        );
+        // The same token for another tenant sees that tenant only.
+        let mut other = claims.clone();
+        for key in ["org_id", "https://sqlgate.example.com/org_id"] {
+            if other.get(key).is_some() {
+                other[key] = json!(13);
+            }
+        }
+        let token = sign(&other, "rsa-1", Algorithm::RS256);
+        assert_eq!(
+            invoice_customers(&url, &token).await,
+            json!([{"customer_id": 13}]),
+            "{readme_issuer}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_configuration_serves_each_customer_its_invoices() {
-    let readme = readme_oauth_block();
+    let readme = readme_config("## OAuth 2.1 access tokens (JWT)");
     assert!(readme.contains(README_ISSUER) && readme.contains(README_RESOURCE));
     let Some(db) = chinook_url("the README's OAuth configuration") else {
         return;

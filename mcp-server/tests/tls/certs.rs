@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose, SanType,
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose, SanType,
 };
 
 /// A certificate authority.
@@ -51,10 +51,13 @@ impl Ca {
     /// A client certificate with common name `cn` and, if given, a URI subjectAltName.
     pub fn client(&self, cn: &str, organization: &str, uri: Option<&str>) -> Leaf {
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("params");
-        params.distinguished_name.push(DnType::CommonName, cn);
+        // Encoded organization first, as CAs do: RFC 4514 then reads `CN=...,O=...` (and
+        // without rcgen's default common name, which would come first).
+        params.distinguished_name = DistinguishedName::new();
         params
             .distinguished_name
             .push(DnType::OrganizationName, organization);
+        params.distinguished_name.push(DnType::CommonName, cn);
         if let Some(uri) = uri {
             params.subject_alt_names = vec![SanType::URI(uri.try_into().expect("uri"))];
         }

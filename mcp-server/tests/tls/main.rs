@@ -3,7 +3,8 @@
 //! by URI subjectAltName), each tenant reads only its rows and the audit says `mtls` with the
 //! certificate's subject; an untrusted certificate, or none, is refused in the handshake; the
 //! certificate is reloaded on SIGHUP ([`reload`]); wrong settings are refused at start
-//! ([`settings`]).
+//! ([`settings`]); the README's configuration and its nginx block work as written
+//! ([`readme`]).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -18,6 +19,7 @@ mod fixture;
 mod plain_client;
 
 mod certs;
+mod readme;
 mod reload;
 mod settings;
 
@@ -167,8 +169,8 @@ async fn each_client_certificate_reads_its_tenant_and_the_audit_says_mtls() {
         let issuer = r["auth_issuer"].as_str().expect("auth_issuer");
         assert_eq!(issuer, "CN=sqlgate test CA", "{r}");
         match r["principal"].as_str() {
-            Some("tenant-1") => assert_eq!(subject, "O=Acme,CN=agent-a"),
-            Some("tenant-2") => assert_eq!(subject, "O=Acme,CN=agent-b"),
+            Some("tenant-1") => assert_eq!(subject, "CN=agent-a,O=Acme"),
+            Some("tenant-2") => assert_eq!(subject, "CN=agent-b,O=Acme"),
             other => panic!("principal {other:?} in {r}"),
         }
     }
@@ -203,7 +205,7 @@ async fn untrusted_or_missing_certificates_are_refused_in_the_handshake() {
     assert_eq!(response.status(), 403);
     let body: Value = response.json().await.expect("json");
     let why = body["error_description"].as_str().unwrap_or_default();
-    assert!(why.contains("O=Elsewhere,CN=agent-z"), "{body}");
+    assert!(why.contains("CN=agent-z,O=Elsewhere"), "{body}");
 
     // The server still serves a trusted client.
     let a = ca.client("agent-a", "Acme", None);
