@@ -1,0 +1,282 @@
+"""sqlgate-mcp as an OAuth 2.1 resource server of a real authorization server: the npm package
+``oidc-provider`` (a certified OpenID Provider), started on loopback by the test, issues JWT
+access tokens by client_credentials for sqlgate's resource (RFC 8707), and sqlgate finds its keys
+through the provider's discovery document. The official Python SDK's
+``ClientCredentialsOAuthProvider``, given only sqlgate's URL, finds the provider from the 401 and
+is served. Every token that must not be served, issued by the provider or forged from its tokens
+with its key or another, is refused with its exact status and ``WWW-Authenticate``. Tenant
+isolation and key rotation: ``test_oidc_tenants.py``."""
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import time
+
+import httpx2
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from mcp import ClientSession
+from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from oidc import Provider, Sqlgate, rsa_key, sqlgate_address
+from sdk import err, sc
+
+SECRET = "agent-secret-31f0"
+
+
+class Memory:
+    """The SDK's token storage, in memory."""
+
+    def __init__(self):
+        self.tokens, self.client = None, None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens):
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, info):
+        self.client = info
+
+
+async def sdk_session(url, issuer, client_id, scope, body):
+    """`body(session)` in a session of the SDK's own OAuth client, which is given sqlgate's URL
+    and its credentials at `issuer`, nothing else."""
+    auth = ClientCredentialsOAuthProvider(server_url=url, storage=Memory(), client_id=client_id,
+                                          client_secret=SECRET, scope=scope, issuer=issuer)
+    async with create_mcp_http_client(auth=auth) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                return await body(session)
+
+
+def test_the_sdk_finds_oidc_provider_from_the_401_and_is_served(tmp_path):
+    port, url = sqlgate_address()
+    jwk, _ = rsa_key("k1")
+    provider = Provider(tmp_path, [jwk], [
+        {"client_id": "report-agent", "client_secret": SECRET, "resource_scope": "sql:read"},
+        {"client_id": "writer-agent", "client_secret": SECRET}], [url])
+    sqlgate = None
+    try:
+        sqlgate = Sqlgate(tmp_path, port, f'demo = true\nmode = "safe"\n[oauth]\n'
+                                          f'issuer = "{provider.url}"\nresource = "{url}"\n')
+        # Without a token: 401 naming the metadata; the metadata names the provider.
+        status, www, _ = sqlgate.post(None)
+        assert status == 401
+        assert www == f'Bearer resource_metadata="{sqlgate.metadata}"'
+        prm = httpx2.get(sqlgate.metadata).json()
+        assert prm["resource"] == url and prm["authorization_servers"] == [provider.url], prm
+
+        async def body(session):
+            tools = sorted(t.name for t in (await session.list_tools()).tools)
+            r = await session.call_tool("run_query", {"sql": "SELECT count(*) AS n FROM orders"})
+            assert not err(r), sc(r)
+            return tools, sc(r)["rows"][0]["n"]
+
+        # A client granted only sql:read is served read-only; one granted sql:write too gets
+        # run_mutation.
+        reader, n = asyncio.run(sdk_session(url, provider.url, "report-agent",
+                                            "sql:read sql:write", body))
+        assert n > 0
+        assert "run_query" in reader and "run_mutation" not in reader, reader
+        writer, _ = asyncio.run(sdk_session(url, provider.url, "writer-agent",
+                                            "sql:read sql:write", body))
+        assert sorted(set(writer) - set(reader)) == ["run_mutation"], (reader, writer)
+        # One token each, asked of the provider for sqlgate's resource.
+        assert provider.issued() == [
+            {"client_id": "report-agent", "resource": url, "scope": "sql:read"},
+            {"client_id": "writer-agent", "resource": url, "scope": "sql:read sql:write"}]
+    finally:
+        if sqlgate:
+            sqlgate.stop()
+        provider.stop()
+
+
+# ---------- refusals: one server, one provider, a test per token ----------
+
+ANALYST = {"org_role": "analyst", "org_id": 1}
+CLIENTS = [
+    {"client_id": "tenant-1", "token_claims": ANALYST},
+    {"client_id": "short-lived", "token_claims": ANALYST, "access_token_ttl": 1},
+    {"client_id": "writer-only", "token_claims": ANALYST, "resource_scope": "sql:write"},
+    {"client_id": "no-tenant", "token_claims": {"org_role": "analyst"}},
+    {"client_id": "string-tenant", "token_claims": {"org_role": "analyst", "org_id": "1"}},
+    {"client_id": "intern", "token_claims": {"org_role": "intern", "org_id": 1}},
+]
+
+
+class Served:
+    """sqlgate trusting `provider`; `impostor`, another issuer holding the same key."""
+
+    def __init__(self, tmp_path):
+        port, self.url = sqlgate_address()
+        self.other_resource = f"http://127.0.0.1:{port}/other"
+        self.jwk, self.key = rsa_key("k1")
+        clients = [dict(c, client_secret=SECRET) for c in CLIENTS]
+        self.provider = Provider(tmp_path, [self.jwk], clients, [self.url, self.other_resource])
+        self.impostor = Provider(tmp_path, [self.jwk], clients, [self.url])
+        self.sqlgate = Sqlgate(tmp_path, port, f"""
+demo = true
+[oauth]
+issuer = "{self.provider.url}"
+resource = "{self.url}"
+leeway = "1s"
+
+[[principals]]
+name = "analyst"
+match = {{ org_role = "analyst" }}
+vars = {{ tenant = {{ claim = "org_id", type = "integer" }} }}
+policy = {{ rows = {{ orders = "customer_id = :tenant" }} }}
+""")
+
+    def token(self, client_id, resource=None):
+        return self.provider.token(client_id, resource or self.url)
+
+    def stop(self):
+        self.sqlgate.stop()
+        self.provider.stop()
+        self.impostor.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    s = None
+    try:
+        s = Served(tmp_path_factory.mktemp("oidc"))
+        yield s
+    finally:
+        if s:
+            s.stop()
+
+
+def b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def parts(token):
+    """A JWT's header and payload, decoded."""
+    h, p, _ = token.split(".")
+    pad = lambda s: s + "=" * (-len(s) % 4)
+    return json.loads(base64.urlsafe_b64decode(pad(h))), json.loads(base64.urlsafe_b64decode(pad(p)))
+
+
+def invalid(served, why):
+    """`Bearer error="invalid_token", error_description="<why>", resource_metadata="..."`"""
+    return (f'Bearer error="invalid_token", error_description="{why}", '
+            f'resource_metadata="{served.sqlgate.metadata}"')
+
+
+def test_a_token_of_the_provider_is_served(served):
+    status, www, _ = served.sqlgate.post(served.token("tenant-1"))
+    assert (status, www) == (200, None)
+    header, claims = parts(served.token("tenant-1"))
+    # What oidc-provider issues (RFC 9068): typ at+jwt, its kid, the resource as aud.
+    assert header == {"alg": "RS256", "typ": "at+jwt", "kid": "k1"}, header
+    assert (claims["iss"], claims["aud"], claims["scope"]) == (served.provider.url, served.url,
+                                                              "sql:read")
+    assert (claims["org_id"], claims["client_id"]) == (1, "tenant-1")
+
+
+def test_no_token(served):
+    status, www, _ = served.sqlgate.post(None)
+    assert (status, www) == (401, f'Bearer resource_metadata="{served.sqlgate.metadata}"')
+
+
+def test_expired(served):
+    token = served.token("short-lived")
+    assert parts(token)[1]["exp"] - parts(token)[1]["iat"] == 1
+    time.sleep(3)  # past exp and the 1 s leeway
+    status, www, body = served.sqlgate.post(token)
+    assert (status, www) == (401, invalid(served, "the token has expired")), body
+
+
+def test_not_yet_valid(served):
+    _, claims = parts(served.token("tenant-1"))
+    forged = jwt.encode(dict(claims, nbf=int(time.time()) + 600), served.key, algorithm="RS256",
+                        headers={"kid": "k1", "typ": "at+jwt"})
+    status, www, _ = served.sqlgate.post(forged)
+    assert (status, www) == (401, invalid(served, "the token is not valid yet"))
+
+
+def test_wrong_audience(served):
+    token = served.token("tenant-1", served.other_resource)
+    assert parts(token)[1]["aud"] == served.other_resource
+    status, www, _ = served.sqlgate.post(token)
+    assert (status, www) == (401, invalid(served, "the token is not for this resource (aud)"))
+
+
+def test_wrong_issuer(served):
+    # Another issuer signing with the very same key and kid.
+    token = served.impostor.token("tenant-1", served.url)
+    status, www, _ = served.sqlgate.post(token)
+    assert (status, www) == (401, invalid(served, "the token was issued by another issuer"))
+
+
+def test_unknown_kid(served):
+    _, claims = parts(served.token("tenant-1"))
+    _, other = rsa_key("k9")
+    forged = jwt.encode(claims, other, algorithm="RS256", headers={"kid": "k9"})
+    status, www, _ = served.sqlgate.post(forged)
+    assert (status, www) == (401, invalid(served, "no signing key with kid `k9`"))
+
+
+def test_tampered_payload(served):
+    # Tenant 1's token made to say tenant 2, its signature kept.
+    h, _, s = served.token("tenant-1").split(".")
+    _, claims = parts(served.token("tenant-1"))
+    payload = b64(json.dumps(dict(claims, org_id=2)).encode())
+    status, www, _ = served.sqlgate.post(f"{h}.{payload}.{s}")
+    assert (status, www) == (401, invalid(served, "the token's signature does not verify"))
+
+
+def test_alg_none(served):
+    _, claims = parts(served.token("tenant-1"))
+    header = b64(json.dumps({"alg": "none", "typ": "at+jwt", "kid": "k1"}).encode())
+    status, www, _ = served.sqlgate.post(f"{header}.{b64(json.dumps(claims).encode())}.")
+    assert (status, www) == (401, invalid(served, "the bearer token is not a JWT"))
+
+
+def test_hs256_signed_with_the_public_key(served):
+    # The provider's own published key, as PEM, used as an HMAC secret.
+    jwks = httpx2.get(f"{served.provider.url}/jwks").json()
+    public = jwt.algorithms.RSAAlgorithm.from_jwk(json.dumps(jwks["keys"][0]))
+    pem = public.public_bytes(serialization.Encoding.PEM,
+                              serialization.PublicFormat.SubjectPublicKeyInfo)
+    _, claims = parts(served.token("tenant-1"))
+    signing_input = (b64(json.dumps({"alg": "HS256", "typ": "at+jwt", "kid": "k1"}).encode())
+                     + "." + b64(json.dumps(claims).encode()))
+    mac = hmac.new(pem, signing_input.encode(), hashlib.sha256).digest()
+    status, www, _ = served.sqlgate.post(f"{signing_input}.{b64(mac)}")
+    assert (status, www) == (401, invalid(served, "tokens signed with HS256 are not accepted"))
+
+
+def test_missing_scope(served):
+    token = served.token("writer-only")
+    assert parts(token)[1].get("scope") is None  # sql:read asked, sql:write only granted
+    status, www, _ = served.sqlgate.post(token)
+    assert (status, www) == (403, 'Bearer error="insufficient_scope", scope="sql:read", '
+                                  'error_description="the token lacks the scope `sql:read`", '
+                                  f'resource_metadata="{served.sqlgate.metadata}"')
+
+
+@pytest.mark.parametrize("client_id,why", [
+    ("no-tenant", "the token has no claim `org_id`, which row-filter variable `tenant` is bound to"),
+    ("string-tenant", "the token's claim `org_id` (for row-filter variable `tenant`) is a string, "
+                      "not an integer"),
+    ("intern", "no principal of this server serves this token's claims"),
+])
+def test_claims_that_bind_no_principal(served, client_id, why):
+    status, www, body = served.sqlgate.post(served.token(client_id))
+    # A verified token the server will not serve: 403 without a challenge (a new token from the
+    # same client would not do better).
+    assert (status, www) == (403, None), body
+    assert body == {"error": "access_denied", "error_description": why}
