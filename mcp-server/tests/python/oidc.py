@@ -17,6 +17,10 @@ import httpx2
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
+from mcp import ClientSession
+from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from sdk import BIN
 
@@ -25,6 +29,8 @@ ACCEPT = {"Accept": "application/json, text/event-stream"}
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                          "clientInfo": {"name": "raw", "version": "1"}}}
+# Every test client's secret at the provider.
+SECRET = "agent-secret-31f0"
 
 
 def require_node():
@@ -174,3 +180,34 @@ class Sqlgate:
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=10)
+
+
+class Memory:
+    """The SDK's token storage, in memory."""
+
+    def __init__(self):
+        self.tokens, self.client = None, None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens):
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, info):
+        self.client = info
+
+
+async def sdk_session(url, issuer, client_id, scope, body):
+    """`body(session)` in a session of the SDK's own OAuth client, which is given sqlgate's URL
+    and its credentials at `issuer`, nothing else."""
+    auth = ClientCredentialsOAuthProvider(server_url=url, storage=Memory(), client_id=client_id,
+                                          client_secret=SECRET, scope=scope, issuer=issuer)
+    async with create_mcp_http_client(auth=auth) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                return await body(session)

@@ -4,8 +4,9 @@ access tokens by client_credentials for sqlgate's resource (RFC 8707), and sqlga
 through the provider's discovery document. The official Python SDK's
 ``ClientCredentialsOAuthProvider``, given only sqlgate's URL, finds the provider from the 401 and
 is served. Every token that must not be served, issued by the provider or forged from its tokens
-with its key or another, is refused with its exact status and ``WWW-Authenticate``. Tenant
-isolation and key rotation: ``test_oidc_tenants.py``."""
+with its key or another, is refused with its exact status and ``WWW-Authenticate``; and when the
+provider rotates its signing key, sqlgate reloads its keys on the new ``kid`` and refuses the key
+rotated out. Tenant isolation by token: ``test_oidc_tenants.py``."""
 import asyncio
 import base64
 import hashlib
@@ -17,46 +18,9 @@ import httpx2
 import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
-from mcp import ClientSession
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
-from oidc import Provider, Sqlgate, rsa_key, sqlgate_address
+from oidc import SECRET, Provider, Sqlgate, rsa_key, sdk_session, sqlgate_address
 from sdk import err, sc
-
-SECRET = "agent-secret-31f0"
-
-
-class Memory:
-    """The SDK's token storage, in memory."""
-
-    def __init__(self):
-        self.tokens, self.client = None, None
-
-    async def get_tokens(self):
-        return self.tokens
-
-    async def set_tokens(self, tokens):
-        self.tokens = tokens
-
-    async def get_client_info(self):
-        return self.client
-
-    async def set_client_info(self, info):
-        self.client = info
-
-
-async def sdk_session(url, issuer, client_id, scope, body):
-    """`body(session)` in a session of the SDK's own OAuth client, which is given sqlgate's URL
-    and its credentials at `issuer`, nothing else."""
-    auth = ClientCredentialsOAuthProvider(server_url=url, storage=Memory(), client_id=client_id,
-                                          client_secret=SECRET, scope=scope, issuer=issuer)
-    async with create_mcp_http_client(auth=auth) as http:
-        async with streamable_http_client(url, http_client=http) as streams:
-            async with ClientSession(streams[0], streams[1]) as session:
-                await session.initialize()
-                return await body(session)
 
 
 def test_the_sdk_finds_oidc_provider_from_the_401_and_is_served(tmp_path):
@@ -280,3 +244,60 @@ def test_claims_that_bind_no_principal(served, client_id, why):
     # same client would not do better).
     assert (status, www) == (403, None), body
     assert body == {"error": "access_denied", "error_description": why}
+
+
+# ---------- key rotation ----------
+
+def test_key_rotation(tmp_path):
+    """The provider restarted with a new signing key: sqlgate, on the first token naming it,
+    reloads the provider's keys (at most once per `jwks_reload_interval`, here 1 s) and serves
+    it; the key rotated out is refused from then on, a key kept published is not."""
+    port, url = sqlgate_address()
+    (k1, _), (k2, _), (k3, _) = rsa_key("k1"), rsa_key("k2"), rsa_key("k3")
+    provider = Provider(tmp_path, [k1], [
+        {"client_id": "tenant-1", "client_secret": SECRET, "token_claims": ANALYST}], [url])
+    sqlgate = None
+    try:
+        sqlgate = Sqlgate(tmp_path, port, f"""
+demo = true
+[oauth]
+issuer = "{provider.url}"
+resource = "{url}"
+jwks_reload_interval = "1s"
+
+[[principals]]
+name = "analyst"
+match = {{ org_role = "analyst" }}
+vars = {{ tenant = {{ claim = "org_id", type = "integer" }} }}
+policy = {{ rows = {{ orders = "customer_id = :tenant" }} }}
+""")
+        refused = (f'Bearer error="invalid_token", error_description="no signing key with kid '
+                   f'`k1`", resource_metadata="{sqlgate.metadata}"')
+
+        def token(kid):
+            t = provider.token("tenant-1", url)
+            assert parts(t)[0]["kid"] == kid
+            return t
+
+        old = token("k1")
+        assert sqlgate.post(old)[:2] == (200, None)
+
+        # Rotated: the new key only. Its tokens are served after one reload; the old key's are
+        # refused from then on (it is still within its exp).
+        provider.restart([k2])
+        new = token("k2")
+        time.sleep(1.2)
+        assert sqlgate.post(new)[:2] == (200, None)
+        assert sqlgate.post(old)[:2] == (401, refused)
+
+        # Rotated again, the previous key kept published: both served, the first still refused.
+        provider.restart([k3, k2])
+        newest = token("k3")
+        time.sleep(1.2)
+        assert sqlgate.post(newest)[:2] == (200, None)
+        assert sqlgate.post(new)[:2] == (200, None)
+        assert sqlgate.post(old)[:2] == (401, refused)
+    finally:
+        if sqlgate:
+            sqlgate.stop()
+        provider.stop()
