@@ -6,8 +6,9 @@ customer_id = <tenant>``) returns for their tenant, over one server and its one 
 (SQLite Chinook and PostgreSQL Chinook); on PostgreSQL also exactly the rows its row-level
 security returns for the same SQL (the oracle of core's row_filters_rls.rs: equivalent policies
 created in a transaction that is rolled back); a session opened with one tenant's token and used with
-the other's serves the other's rows only; and 100 concurrent sessions alternating the two tokens
-never see the other tenant's rows."""
+the other's serves the other's rows only; 100 concurrent sessions alternating the two tokens
+never see the other tenant's rows; and the audit names each call's token issuer, subject and
+client, never the token."""
 import asyncio
 import json
 import re
@@ -23,10 +24,11 @@ from test_principals import Names, canon, chinook_sqlite, query, with_session
 TENANTS = {"acme-agent": 1, "globex-agent": 12}
 
 
-def config_text(db_url, dialect, q, issuer, resource):
+def config_text(db_url, dialect, q, issuer, resource, audit):
     """One principal for every customer agent; its tenant is the token's `org_id`."""
     return f"""
 database_url = "{db_url}"
+audit_file = "{audit}"
 
 [policy]
 dialect = "{dialect}"
@@ -57,8 +59,8 @@ def start(tmp_path, db_url, dialect, q):
                for c, t in TENANTS.items()]
     provider = Provider(tmp_path, [jwk], clients, [url])
     try:
-        return provider, Sqlgate(tmp_path, port,
-                                 config_text(db_url, dialect, q, provider.url, url))
+        return provider, Sqlgate(tmp_path, port, config_text(db_url, dialect, q, provider.url,
+                                                             url, tmp_path / "audit.jsonl"))
     except BaseException:
         provider.stop()
         raise
@@ -163,6 +165,21 @@ def check_concurrent_sessions(sqlgate, q, tokens, counts):
         assert n == counts[client_id], (client_id, n)
 
 
+def check_audit(path, issuer, tokens):
+    """Every call's record names the principal, how it authenticated and the provider's token's
+    issuer, subject and client (oidc-provider's client_credentials `sub` is the client); both
+    clients are there; no token is."""
+    log = path.read_text()
+    records = [r for r in map(json.loads, log.splitlines()) if "tool" in r]
+    assert records
+    for r in records:
+        assert (r["principal"], r["auth"], r["auth_issuer"]) == ("customer-agents", "jwt", issuer), r
+        assert r["auth_client_id"] in TENANTS and r["auth_subject"] == r["auth_client_id"], r
+    assert {r["auth_client_id"] for r in records} == set(TENANTS)
+    for token in tokens.values():
+        assert token not in log
+
+
 def run_all(tmp_path, db_url, dialect, q, direct, rls=None):
     provider, sqlgate = start(tmp_path, db_url, dialect, q)
     try:
@@ -172,6 +189,7 @@ def run_all(tmp_path, db_url, dialect, q, direct, rls=None):
         counts = {c: len(direct(f"SELECT 1 FROM {q.invoice} WHERE {q.customer_id} = {t}"))
                   for c, t in TENANTS.items()}
         check_concurrent_sessions(sqlgate, q, tokens, counts)
+        check_audit(tmp_path / "audit.jsonl", provider.url, tokens)
         # Two tokens from the SDK's flows, two for the rest: the provider issued nothing else.
         assert len(provider.issued()) == 4, provider.issued()
     finally:
