@@ -31,6 +31,7 @@ if (!path) {
 const config = JSON.parse(readFileSync(path, 'utf8'));
 const resources = new Set(config.resources ?? []);
 const ttl = config.access_token_ttl ?? 3600;
+const alg = config.access_token_alg ?? 'RS256';
 
 const server = createServer();
 server.listen(config.port ?? 0, '127.0.0.1', () => {
@@ -38,6 +39,8 @@ server.listen(config.port ?? 0, '127.0.0.1', () => {
   const provider = new Provider(issuer, {
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     jwks: { keys: config.keys },
+    // A client's default ID token algorithm must be one of the keys' (an EC key only: ES256).
+    clientDefaults: { id_token_signed_response_alg: alg },
     clients: config.clients.map((c) => ({
       grant_types: ['client_credentials'],
       response_types: [],
@@ -78,7 +81,7 @@ server.listen(config.port ?? 0, '127.0.0.1', () => {
             audience: resourceIndicator,
             accessTokenTTL: client.access_token_ttl ?? ttl,
             accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: config.access_token_alg ?? 'RS256' } },
+            jwt: { sign: { alg } },
           };
         },
       },

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx2
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from mcp import ClientSession
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
@@ -62,6 +62,14 @@ def rsa_key(kid):
     return dict(jwk, kid=kid, alg="RS256", use="sig"), key
 
 
+def ec_key(kid):
+    """A new P-256 key: (its private JWK for the provider, the key)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key))
+    jwk.pop("key_ops", None)
+    return dict(jwk, kid=kid, alg="ES256", use="sig"), key
+
+
 class Lines:
     """A child's output lines, read by a thread: waited for with a timeout, all kept."""
 
@@ -94,16 +102,17 @@ class Provider:
     """oidc-provider on loopback, `url` its issuer: `clients` as provider.mjs takes them, tokens
     for `resources` only."""
 
-    def __init__(self, tmp_path, keys, clients, resources, port=0):
+    def __init__(self, tmp_path, keys, clients, resources, port=0, options=None):
         self.node = require_node()
         self.tmp_path, self.clients, self.resources = tmp_path, clients, resources
+        self.options = options or {}  # provider.mjs's other settings (access_token_alg...)
         self.proc, self.earlier = None, []
         self.start(keys, port)
 
     def start(self, keys, port):
         config = self.tmp_path / f"oidc-{free_port()}.json"
-        config.write_text(json.dumps({"port": port, "keys": keys, "clients": self.clients,
-                                      "resources": self.resources}))
+        config.write_text(json.dumps(dict(self.options, port=port, keys=keys,
+                                          clients=self.clients, resources=self.resources)))
         self.proc = subprocess.Popen([self.node, "provider.mjs", str(config)], cwd=OIDC_DIR,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.out, self.err = Lines(self.proc.stdout), Lines(self.proc.stderr)

@@ -20,7 +20,8 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from oidc import INITIALIZE, SECRET, Provider, Sqlgate, rsa_key, sdk_session, sqlgate_address
+from oidc import (INITIALIZE, SECRET, Provider, Sqlgate, ec_key, rsa_key, sdk_session,
+                  sqlgate_address)
 from sdk import err, sc
 
 
@@ -60,6 +61,29 @@ def test_the_sdk_finds_oidc_provider_from_the_401_and_is_served(tmp_path):
         assert provider.issued() == [
             {"client_id": "report-agent", "resource": url, "scope": "sql:read"},
             {"client_id": "writer-agent", "resource": url, "scope": "sql:read sql:write"}]
+    finally:
+        if sqlgate:
+            sqlgate.stop()
+        provider.stop()
+
+
+def test_es256_tokens_of_the_provider_are_served(tmp_path):
+    """The provider signing with an EC P-256 key (ES256): its JWKS read, its tokens served."""
+    port, url = sqlgate_address()
+    jwk, _ = ec_key("ec-1")
+    provider = Provider(tmp_path, [jwk], [{"client_id": "report-agent", "client_secret": SECRET}],
+                        [url], options={"access_token_alg": "ES256"})
+    sqlgate = None
+    try:
+        sqlgate = Sqlgate(tmp_path, port, f'demo = true\n[oauth]\nissuer = "{provider.url}"\n'
+                                          f'resource = "{url}"\n')
+        token = provider.token("report-agent", url)
+        assert parts(token)[0] == {"alg": "ES256", "typ": "at+jwt", "kid": "ec-1"}
+        assert sqlgate.post(token)[:2] == (200, None)
+        tampered = token[:-4] + ("AAAA" if token[-4:] != "AAAA" else "BBBB")
+        assert sqlgate.post(tampered)[:2] == (401, (
+            'Bearer error="invalid_token", error_description="the token\'s signature does not '
+            f'verify", resource_metadata="{sqlgate.metadata}"'))
     finally:
         if sqlgate:
             sqlgate.stop()
