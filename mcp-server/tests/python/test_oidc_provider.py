@@ -67,6 +67,36 @@ def test_the_sdk_finds_oidc_provider_from_the_401_and_is_served(tmp_path):
         provider.stop()
 
 
+def test_the_sdk_gets_a_new_token_when_its_token_expires(tmp_path):
+    """A session outlives its 1 s token: refused with `401 invalid_token` ("the token has
+    expired"), the SDK's OAuth client asks the provider for a new one and the session goes on."""
+    port, url = sqlgate_address()
+    jwk, _ = rsa_key("k1")
+    provider = Provider(tmp_path, [jwk], [{"client_id": "report-agent", "client_secret": SECRET,
+                                           "access_token_ttl": 1}], [url])
+    sqlgate = None
+    try:
+        sqlgate = Sqlgate(tmp_path, port, f'demo = true\n[oauth]\nissuer = "{provider.url}"\n'
+                                          f'resource = "{url}"\nleeway = "1s"\n')
+
+        async def body(session):
+            counts = []
+            for _ in range(2):
+                r = await session.call_tool("run_query", {"sql": "SELECT count(*) AS n FROM orders"})
+                assert not err(r), sc(r)
+                counts.append(sc(r)["rows"][0]["n"])
+                await asyncio.sleep(3)  # past exp and the leeway
+            return counts
+
+        counts = asyncio.run(sdk_session(url, provider.url, "report-agent", "sql:read", body))
+        assert counts[0] == counts[1] > 0
+        assert len(provider.issued()) >= 2, provider.issued()
+    finally:
+        if sqlgate:
+            sqlgate.stop()
+        provider.stop()
+
+
 def test_es256_tokens_of_the_provider_are_served(tmp_path):
     """The provider signing with an EC P-256 key (ES256): its JWKS read, its tokens served."""
     port, url = sqlgate_address()
