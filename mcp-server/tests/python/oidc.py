@@ -214,11 +214,9 @@ async def sdk_session(url, issuer, client_id, scope, body):
     and its credentials at `issuer`, nothing else."""
     auth = ClientCredentialsOAuthProvider(server_url=url, storage=Memory(), client_id=client_id,
                                           client_secret=SECRET, scope=scope, issuer=issuer)
-    # As create_mcp_http_client's, without keep-alive: sqlgate closes the connection of a 401 it
-    # answered before the request's body arrived, unannounced, and the SDK's next request on it
-    # fails (test_oidc_provider.py::test_a_401_leaves_the_connection_usable, xfail).
-    http = httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=300),
-                              limits=httpx2.Limits(max_keepalive_connections=0))
+    # As create_mcp_http_client's, keep-alive included: a 401 says `Connection: close`
+    # (test_oidc_provider.py::test_a_401_leaves_the_connection_usable).
+    http = httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=300))
     async with http:
         async with streamable_http_client(url, http_client=http) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
