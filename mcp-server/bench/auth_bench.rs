@@ -1,6 +1,8 @@
 //! What verifying an OAuth access token costs, in one run beside a static token:
 //! - the check alone: a static token's constant-time route lookup, and a JWT's verification
-//!   with its key cached (RS256, ES256, EdDSA), median of many;
+//!   with its key cached (RS256, ES256, EdDSA), median of many: a token's first call (its
+//!   signature checked: a new token each time) and its next calls (the verified token kept);
+//! - the signature alone with ring (the server's) and with jsonwebtoken's RustCrypto backend;
 //! - a whole call: `run_query` over streamable HTTP (a session, the plain client) on the embedded
 //!   demo database with a static token and with a JWT (RS256), interleaved call by call; "added"
 //!   is the median of the paired differences.
@@ -58,6 +60,10 @@ fn settings(jwks: &Path) -> OAuthSettings {
 }
 
 fn token(kid: &str, alg: Algorithm) -> Result<String, Error> {
+    token_for(kid, alg, "bench")
+}
+
+fn token_for(kid: &str, alg: Algorithm, sub: &str) -> Result<String, Error> {
     let key = match alg {
         Algorithm::RS256 => EncodingKey::from_rsa_pem(keys::RSA_PEM.as_bytes())?,
         Algorithm::ES256 => EncodingKey::from_ec_pem(keys::EC_PEM.as_bytes())?,
@@ -66,7 +72,7 @@ fn token(kid: &str, alg: Algorithm) -> Result<String, Error> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
-    let claims = json!({"iss": ISSUER, "aud": RESOURCE, "sub": "bench", "scope": "sql:read",
+    let claims = json!({"iss": ISSUER, "aud": RESOURCE, "sub": sub, "scope": "sql:read",
         "iat": now, "exp": now + 3600});
     let mut header = Header::new(alg);
     header.kid = Some(kid.into());
@@ -103,13 +109,70 @@ async fn checks_alone(jwks: &Path) -> Result<(), Error> {
         ("ec-1", Algorithm::ES256, "JWT ES256"),
         ("ed-1", Algorithm::EdDSA, "JWT EdDSA"),
     ] {
+        // First calls: every token new, so every signature is checked.
+        let fresh = (0..FIRST_CALLS)
+            .map(|i| token_for(kid, alg, &format!("agent-{i}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut next = fresh.iter();
+        let first = micros(FIRST_CALLS, async || {
+            let jwt = next.next().ok_or("no token left")?;
+            match verifier.verify(jwt).await {
+                Ok(Ok(_)) => Ok(()),
+                other => Err(format!("{name}: {other:?}").into()),
+            }
+        })
+        .await?;
         let jwt = token(kid, alg)?;
-        let t = micros(n, async || match verifier.verify(&jwt).await {
+        let again = micros(n, async || match verifier.verify(&jwt).await {
             Ok(Ok(_)) => Ok(()),
             other => Err(format!("{name}: {other:?}").into()),
         })
         .await?;
-        println!("| {name}, key cached | {t:.2} |");
+        println!("| {name}, key cached: a token's first call | {first:.2} |");
+        println!("| {name}: its next calls (verified token kept) | {again:.2} |");
+    }
+    signatures_alone(jwks)?;
+    Ok(())
+}
+
+/// Tokens verified for the first-call rows (each signed once, beforehand).
+const FIRST_CALLS: usize = 300;
+
+/// The signature alone, ring (the server's provider) against jsonwebtoken's RustCrypto one.
+fn signatures_alone(jwks: &Path) -> Result<(), Error> {
+    use jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER;
+    use sqlgate_mcp::transport::auth::ring_crypto::RING_PROVIDER;
+    let set: jsonwebtoken::jwk::JwkSet = serde_json::from_str(&std::fs::read_to_string(jwks)?)?;
+    for (kid, alg) in [
+        ("rsa-1", Algorithm::RS256),
+        ("ec-1", Algorithm::ES256),
+        ("ed-1", Algorithm::EdDSA),
+    ] {
+        let jwt = token(kid, alg)?;
+        let (message, signature) = jwt.rsplit_once('.').ok_or("not a JWT")?;
+        let signature =
+            base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, signature)?;
+        let jwk = set.find(kid).ok_or("no such kid")?;
+        let key = jsonwebtoken::DecodingKey::from_jwk(jwk)?;
+        let mut row = Vec::new();
+        for provider in [&RING_PROVIDER, &DEFAULT_PROVIDER] {
+            let verifier = (provider.verifier_factory)(&alg, &key)?;
+            let mut v = Vec::with_capacity(FIRST_CALLS);
+            for _ in 0..FIRST_CALLS {
+                let start = Instant::now();
+                verifier
+                    .verify(message.as_bytes(), &signature)
+                    .map_err(|e| format!("{alg:?}: {e}"))?;
+                v.push(start.elapsed().as_secs_f64() * 1e6);
+            }
+            row.push(timing::median(&mut v));
+        }
+        println!(
+            "| {alg:?} signature: ring / RustCrypto | {:.1} / {:.1} ({:.1}x) |",
+            row[0],
+            row[1],
+            row[1] / row[0]
+        );
     }
     Ok(())
 }

@@ -138,6 +138,7 @@ pub struct JwtVerifier {
 impl JwtVerifier {
     /// A verifier; fails on an algorithm it does not know or will not accept.
     pub fn new(settings: OAuthSettings) -> Result<Self, String> {
+        super::ring_crypto::install();
         let algorithms = settings
             .algorithms
             .iter()

@@ -1,5 +1,6 @@
 //! Who is calling over HTTP. A request carries a static bearer token ([`bearer`]) or an OAuth 2.1
-//! access token: a JWT verified against its issuer's keys ([`jwt`], keys from [`jwks`]) and
+//! access token: a JWT verified against its issuer's keys ([`jwt`], keys from [`jwks`], the
+//! signature by ring: [`ring_crypto`]) and
 //! mapped to a principal by its claims ([`claims`]), kept verified for a minute at most
 //! ([`verified`]). A request that proves neither gets the
 //! answer [`challenge`] writes, which points the client to this server's protected resource
@@ -15,6 +16,7 @@ pub mod claims;
 pub mod jwks;
 pub mod jwt;
 pub mod metadata;
+pub mod ring_crypto;
 pub mod verified;
 
 pub use bearer::{bearer_of, check_bind, route_for, token_digest};
