@@ -101,6 +101,14 @@ pub enum MutationCode {
     ApprovalCancelled,
     /// The client cannot ask the user (it did not announce elicitation).
     ApprovalUnavailable,
+    /// The retry's `requestState` is not one this server sealed, or was altered.
+    ApprovalStateInvalid,
+    /// The retry's `requestState` is older than the approval timeout.
+    ApprovalStateExpired,
+    /// The retry's `requestState` approves other SQL, or was issued to another caller or mode.
+    ApprovalStateMismatch,
+    /// The retry's `requestState` was used already.
+    ApprovalStateReplayed,
 }
 
 impl MutationCode {

@@ -283,25 +283,22 @@ fn serve_refuses_write_modes_it_cannot_honour() {
         err.contains("[writes]") && err.contains("tables ="),
         "{err}"
     );
-    // Stateless HTTP has no session to ask the user on.
-    for mode in ["safe", "delete_safe"] {
-        let out = run(
-            &[
-                "serve",
-                "--demo",
-                "--mode",
-                mode,
-                "--http",
-                "127.0.0.1:0",
-                "--stateless",
-                "--allow-unauthenticated",
-            ],
-            None,
-        );
-        assert_eq!(out.status.code(), Some(1), "{mode}");
+    // The approval key must be set, and long enough to seal with.
+    for (value, says) in [(None, "is not set"), (Some("short"), "at least 32")] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sqlgate-mcp"));
+        cmd.args(["serve", "--demo", "--mode", "safe", "--http", "127.0.0.1:0"])
+            .args(["--stateless", "--allow-unauthenticated"])
+            .args(["--approval-key-env", "SQLGATE_TEST_APPROVAL_KEY"])
+            .env_remove("SQLGATE_TEST_APPROVAL_KEY")
+            .stdin(Stdio::null());
+        if let Some(v) = value {
+            cmd.env("SQLGATE_TEST_APPROVAL_KEY", v);
+        }
+        let out = cmd.output().expect("run");
+        assert_eq!(out.status.code(), Some(1), "{value:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("--stateless") && err.contains("elicitation"),
+            err.contains("approval_key_env") && err.contains(says),
             "{err}"
         );
     }

@@ -90,7 +90,7 @@ async fn safe_mode_commits_only_what_the_user_approves() {
     let (out, trace) = engine
         .run_mutation(UPDATE_7, answering(ApprovalAnswer::Accepted, &asked))
         .await;
-    let out = out.expect("committed");
+    let out = out.expect("not refused").committed().expect("committed");
     assert_eq!(asked.load(Ordering::SeqCst), 4);
     assert_eq!(
         (out.affected_rows, out.decision),
@@ -148,7 +148,10 @@ async fn delete_safe_asks_for_deletes_only_and_full_access_never() {
     let (out, _) = engine
         .run_mutation(UPDATE_7, answering(ApprovalAnswer::Declined, &asked))
         .await;
-    assert_eq!(out.unwrap().decision, Decision::Allow);
+    assert_eq!(
+        out.unwrap().committed().map(|o| o.decision),
+        Some(Decision::Allow)
+    );
     assert_eq!(asked.load(Ordering::SeqCst), 0);
     let delete = "DELETE FROM order_lines WHERE order_id = 7";
     let (out, trace) = engine
@@ -164,7 +167,7 @@ async fn delete_safe_asks_for_deletes_only_and_full_access_never() {
     let (out, _) = engine
         .run_mutation(delete, |_| async { panic!("full_access never asks") })
         .await;
-    let out = out.unwrap();
+    let out = out.unwrap().committed().expect("committed");
     assert_eq!(out.decision, Decision::Allow);
     assert_eq!(contents(&path).len() as u64, n as u64 - out.affected_rows);
 }

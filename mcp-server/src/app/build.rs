@@ -9,6 +9,7 @@ use crate::app::connect::connect;
 use crate::app::preflight::principal_policy;
 use crate::backend::Backend;
 use crate::config::ServeConfig;
+use crate::gate::approvals::ApprovalLedger;
 use crate::gate::mode::check_mode;
 use crate::gate::{Engine, EngineConfig};
 use crate::tools::SqlGateServer;
@@ -20,7 +21,7 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
     let mut policy = cfg
         .final_policy(default_policy)
         .map_err(|e| e.to_string())?;
-    check_mode(cfg.mode, &policy, cfg.http.is_some() && cfg.stateless)?;
+    check_mode(cfg.mode, &policy)?;
     if policy.dialect != backend.dialect() {
         eprintln!(
             "sqlgate-mcp: warning: policy dialect {} does not match the database; using {}",
@@ -69,20 +70,20 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
 /// its token (or, with `[oauth]`, every verified token).
 pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Engine>)>, String> {
     let server = build_engine(cfg).await?;
+    let ledger = Arc::new(approval_ledger(cfg)?);
     if cfg.principals.is_empty() {
-        if cfg.vars.is_empty() {
-            let mut server = server;
-            server.set_quota(cfg.quota);
-            return Ok(vec![(Credential::None, Arc::new(server))]);
-        }
-        let mut server = rebind(&server, cfg, None, cfg.vars.clone(), cfg.mode, None).await?;
+        let mut server = if cfg.vars.is_empty() {
+            server
+        } else {
+            rebind(&server, cfg, None, cfg.vars.clone(), cfg.mode, None).await?
+        };
         server.set_quota(cfg.quota);
+        server.set_approvals(ledger);
         return Ok(vec![(Credential::None, Arc::new(server))]);
     }
-    let stateless = cfg.http.is_some() && cfg.stateless;
     let mut out = Vec::new();
     for p in &cfg.principals {
-        let policy = principal_policy(server.policy(), p, stateless)?;
+        let policy = principal_policy(server.policy(), p)?;
         let mut engine = rebind(
             &server,
             cfg,
@@ -93,6 +94,7 @@ pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Eng
         )
         .await?;
         engine.set_quota(p.quota);
+        engine.set_approvals(ledger.clone());
         eprintln!(
             "sqlgate-mcp: principal {}: mode {}{}",
             p.name,
@@ -106,6 +108,22 @@ pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Eng
         out.push((p.credential.clone(), Arc::new(engine)));
     }
     Ok(out)
+}
+
+/// The secret sealing `input_required` approvals: from `approval_key_env`, else made now (good
+/// on this instance only, which a stateless server behind a balancer is told).
+fn approval_ledger(cfg: &ServeConfig) -> Result<ApprovalLedger, String> {
+    if let Some(var) = &cfg.approval_key_env {
+        let key = std::env::var(var)
+            .map_err(|_| format!("approval_key_env: the environment variable {var} is not set"))?;
+        return ApprovalLedger::with_key(key.into_bytes())
+            .map_err(|e| format!("approval_key_env ({var}): {e}"));
+    }
+    let asks = cfg.mode.elicits() || cfg.principals.iter().any(|p| p.mode.elicits());
+    if cfg.http.is_some() && cfg.stateless && asks {
+        eprintln!("sqlgate-mcp: warning: --stateless with approvals and no approval_key_env: this instance seals approvals with a secret of its own, so a retry that another instance receives is refused; give every instance the same approval_key_env");
+    }
+    Ok(ApprovalLedger::random())
 }
 
 /// An engine over `server`'s backend for a principal (or the server's own vars).

@@ -254,13 +254,20 @@ async fn write_scenes(st: &Style, first: usize) -> Result<(), String> {
             println!("   {} (played by the demo)", st.ok("the user APPROVES"));
             std::future::ready(ApprovalAnswer::Accepted)
         };
-        match engine.run_mutation(sql, approve).await.0 {
-            Ok(out) => println!(
+        match engine
+            .run_mutation(sql, approve)
+            .await
+            .0
+            .map(|o| o.committed())
+        {
+            Ok(Some(out)) => println!(
                 "   {} {} changed; executed: {}",
                 st.ok("COMMITTED"),
                 preview_line(out.affected_rows).replace(" would change", ""),
                 out.executed_sql
             ),
+            // The demo's approver answers at once: it never defers.
+            Ok(None) => {}
             Err(e) => print_refusal(st, &e),
         }
     }

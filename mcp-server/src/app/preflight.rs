@@ -53,11 +53,7 @@ pub fn check_vars(policy: &Policy, vars: &Vars, who: &str) -> Result<(), String>
 
 /// A principal's policy: the server's narrowed by its layer (core's `Policy::narrowed_by`),
 /// compiled once to check it, with every variable its row filters need, under a mode it may use.
-pub fn principal_policy(
-    server: &Policy,
-    p: &Principal,
-    stateless_http: bool,
-) -> Result<Policy, String> {
+pub fn principal_policy(server: &Policy, p: &Principal) -> Result<Policy, String> {
     let who = format!("principal `{}`", p.name);
     let policy = match &p.layer {
         Some(layer) => server
@@ -74,7 +70,7 @@ pub fn principal_policy(
         }
     }
     check_vars(&policy, &vars, &who)?;
-    check_mode(p.mode, &policy, stateless_http).map_err(|e| format!("{who}: mode: {e}"))?;
+    check_mode(p.mode, &policy).map_err(|e| format!("{who}: mode: {e}"))?;
     Ok(policy)
 }
 
@@ -85,12 +81,11 @@ pub fn preflight(cfg: &ServeConfig) -> Result<(), String> {
         crate::transport::tls::TlsConfig::load(tls.clone())?;
     }
     let server = server_policy_offline(cfg)?;
-    let stateless = cfg.http.is_some() && cfg.stateless;
     if cfg.principals.is_empty() {
         return check_vars(&server, &cfg.vars, "the server's policy");
     }
     for p in &cfg.principals {
-        principal_policy(&server, p, stateless)?;
+        principal_policy(&server, p)?;
     }
     Ok(())
 }

@@ -44,6 +44,9 @@ pub enum Decision {
     NeedsApprovalCancelled,
     /// `run_mutation`: the client cannot ask the user; nothing committed.
     NeedsApprovalUnavailable,
+    /// `run_mutation`: previewed, and the user asked by `input_required`; nothing committed
+    /// (the retry, with the answer, is its own record).
+    NeedsApprovalRequested,
 }
 
 /// One audit record.

@@ -37,6 +37,9 @@ pub struct FileConfig {
     /// Wait for a mutation's approval, with a unit, e.g. `"5m"`.
     #[serde(default, deserialize_with = "deserialize_duration")]
     pub approval_timeout: Option<Duration>,
+    /// The environment variable holding the secret that seals `input_required` approvals
+    /// (the same on every instance behind one address).
+    pub approval_key_env: Option<String>,
     /// Result size cap in bytes.
     pub max_result_bytes: Option<usize>,
     /// Pool size.

@@ -123,6 +123,10 @@ pub struct ServeArgs {
     /// HTTP request body cap in bytes (413 above it); default 1 MiB.
     #[arg(long)]
     pub max_body_bytes: Option<usize>,
+    /// The environment variable holding the secret (32 bytes or more) that seals approvals
+    /// asked for by `input_required`: give every instance behind one address the same one.
+    #[arg(long)]
+    pub approval_key_env: Option<String>,
     /// Serve HTTPS with this PEM certificate chain (reloaded on SIGHUP).
     #[arg(long)]
     pub tls_cert_file: Option<PathBuf>,

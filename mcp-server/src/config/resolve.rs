@@ -45,6 +45,8 @@ pub struct ServeConfig {
     pub mode: Mode,
     /// Wait for a mutation's approval.
     pub approval_timeout: Duration,
+    /// The environment variable holding the secret that seals `input_required` approvals.
+    pub approval_key_env: Option<String>,
     /// Result size cap.
     pub max_result_bytes: usize,
     /// Pool size.
@@ -122,6 +124,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
     )?;
     let tls = resolve_tls(args, &file, &base_dir, http.is_some())?;
     check_cert_principals(tls.as_ref(), &principals)?;
+    let (approval_timeout, approval_key_env) = resolve_approval(args, &file);
     let cost_cap = resolve_cost_cap(args, &file)?;
     let otlp_endpoint = resolve_otlp_endpoint(args, &file)?;
     Ok(ServeConfig {
@@ -136,10 +139,8 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         file_max_rows: file.max_rows,
         statement_timeout,
         mode,
-        approval_timeout: args
-            .approval_timeout
-            .or(file.approval_timeout)
-            .unwrap_or(DEFAULT_APPROVAL_TIMEOUT),
+        approval_key_env,
+        approval_timeout,
         max_result_bytes: args
             .max_result_bytes
             .or(file.max_result_bytes)
@@ -268,6 +269,19 @@ fn resolve_policy(
     } else {
         Ok(file.policy.clone())
     }
+}
+
+/// How long `run_mutation` waits for an approval, and the variable holding its sealing key.
+fn resolve_approval(args: &ServeArgs, file: &FileConfig) -> (Duration, Option<String>) {
+    let timeout = args
+        .approval_timeout
+        .or(file.approval_timeout)
+        .unwrap_or(DEFAULT_APPROVAL_TIMEOUT);
+    let key_env = args
+        .approval_key_env
+        .clone()
+        .or(file.approval_key_env.clone());
+    (timeout, key_env)
 }
 
 /// The cost cap; a `max_cost` that is not a positive number is refused.

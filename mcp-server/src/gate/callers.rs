@@ -63,6 +63,7 @@ impl Engine {
             cost_cap: self.cost_cap,
             per_caller: Mutex::default(),
             quota: self.quota.clone(),
+            approvals: self.approvals.clone(),
         });
         let mut cache = lock(&self.per_caller);
         if cache.engines.len() >= MAX_ENGINES {

@@ -6,6 +6,7 @@
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
 
+pub mod approvals;
 pub mod callers;
 pub mod catalog;
 pub mod error;
@@ -79,6 +80,8 @@ pub struct Engine {
     per_caller: Mutex<callers::PerCaller>,
     /// The principal's quota, shared with those engines.
     quota: Arc<quota::Quota>,
+    /// The approvals asked for by `input_required`: shared by every engine of the server.
+    approvals: Arc<approvals::ApprovalLedger>,
 }
 
 impl Engine {
@@ -111,6 +114,7 @@ impl Engine {
             cost_cap: CostCap::default(),
             per_caller: Mutex::default(),
             quota: Arc::default(),
+            approvals: Arc::new(approvals::ApprovalLedger::random()),
         })
     }
 
@@ -133,6 +137,16 @@ impl Engine {
     /// Limits the principal's calls, rows and mutations (`quota`); nothing used yet.
     pub fn set_quota(&mut self, limits: quota::QuotaLimits) {
         self.quota = Arc::new(quota::Quota::new(limits));
+    }
+
+    /// Seals and remembers approvals with `ledger` (one for the whole server).
+    pub fn set_approvals(&mut self, ledger: Arc<approvals::ApprovalLedger>) {
+        self.approvals = ledger;
+    }
+
+    /// The approvals' ledger.
+    pub fn approvals(&self) -> &approvals::ApprovalLedger {
+        &self.approvals
     }
 
     /// The principal's quota and what it used.

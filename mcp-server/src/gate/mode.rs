@@ -1,12 +1,13 @@
 //! Whether a write mode ([`Mode`], in [`crate::codes`]) can be served with a policy: a write mode
-//! needs the policy's `writes`, and one that asks the user needs a session.
+//! needs the policy's `writes`. (One that asks the user works over every transport: by
+//! elicitation in a session, by `input_required` without one.)
 
 use sqlgate::Policy;
 
 pub use crate::codes::Mode;
 
-/// Why a mode cannot serve with this policy and transport, or `Ok` when it can.
-pub fn check_mode(mode: Mode, policy: &Policy, stateless_http: bool) -> Result<(), String> {
+/// Why a mode cannot serve with this policy, or `Ok` when it can.
+pub fn check_mode(mode: Mode, policy: &Policy) -> Result<(), String> {
     if !mode.writes() {
         return Ok(());
     }
@@ -16,14 +17,6 @@ pub fn check_mode(mode: Mode, policy: &Policy, stateless_http: bool) -> Result<(
              modify; add to the policy (TOML):\n  [writes]\n  tables = [\"orders\"]\n  \
              classes = [\"mutation_create\"]   # add \"mutation_delete\" to allow DELETE\n\
              or run with --mode read_only",
-            mode.as_str()
-        ));
-    }
-    if stateless_http && mode.elicits() {
-        return Err(format!(
-            "--mode {} asks the user to approve mutations through MCP elicitation, which needs a \
-             session to send the request on; --stateless HTTP has none. Drop --stateless, or use \
-             --mode full_access (no approval) or read_only",
             mode.as_str()
         ));
     }
@@ -47,26 +40,18 @@ mod tests {
     }
 
     #[test]
-    fn write_modes_need_writes_and_a_session() {
+    fn write_modes_need_writes() {
         let read = Policy::default();
-        assert!(check_mode(Mode::ReadOnly, &read, true).is_ok());
-        let e = check_mode(Mode::Safe, &read, false)
-            .err()
-            .unwrap_or_default();
+        assert!(check_mode(Mode::ReadOnly, &read).is_ok());
+        let e = check_mode(Mode::Safe, &read).err().unwrap_or_default();
         assert!(e.contains("[writes]") && e.contains("tables"), "{e}");
         let write = Policy {
             writes: Some(WriteRules::new(&["orders"], &[QueryClass::MutationCreate])),
             ..Policy::default()
         };
-        assert!(check_mode(Mode::Safe, &write, false).is_ok());
-        let e = check_mode(Mode::DeleteSafe, &write, true)
-            .err()
-            .unwrap_or_default();
-        assert!(
-            e.contains("--stateless") && e.contains("elicitation"),
-            "{e}"
-        );
-        assert!(check_mode(Mode::FullAccess, &write, true).is_ok());
+        for mode in [Mode::Safe, Mode::DeleteSafe, Mode::FullAccess] {
+            assert!(check_mode(mode, &write).is_ok());
+        }
     }
 
     #[test]

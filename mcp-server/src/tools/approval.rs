@@ -22,6 +22,8 @@ pub struct ApprovalRequest {
     pub target: String,
     /// Rows the rolled-back preview touched.
     pub preview_rows: u64,
+    /// SHA-256 (hex) of the preview: its row count and the rows its RETURNING list gave.
+    pub preview_digest: String,
 }
 
 impl ApprovalRequest {
@@ -54,6 +56,17 @@ pub enum ApprovalAnswer {
     Cancelled,
     /// The client cannot ask the user (no elicitation capability).
     Unavailable,
+    /// Ask by `input_required` (MCP 2026-07-28): the call ends here, unchanged, and its retry
+    /// carries the answer.
+    Ask,
+    /// The retry's state was issued for other SQL.
+    StateForOtherSql,
+    /// The retry's state was issued to another caller, or under another mode.
+    StateForOtherCaller,
+    /// The retry's state was used already.
+    StateReplayed,
+    /// The preview differs from the one the user approved (the data changed).
+    Changed,
 }
 
 /// The form: one boolean.
@@ -98,6 +111,7 @@ mod tests {
             sql: "UPDATE orders SET status = 'cancelled' WHERE id = 7".into(),
             target: "orders".into(),
             preview_rows: 1,
+            preview_digest: String::new(),
         };
         let m = r.message();
         for part in [

@@ -6,12 +6,14 @@
 //! each tool's name, description, schema and annotations, and the audit of its call.
 
 pub mod approval;
+pub mod approval_state;
 pub mod args;
 pub mod audit_verify;
 pub mod caller;
 pub mod describe_table;
 pub mod instructions;
 pub mod list_tables;
+pub mod mutation_flow;
 pub mod result;
 pub mod run_mutation;
 pub mod run_query;
@@ -26,8 +28,11 @@ use std::time::Instant;
 use futures::future::join;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::{InputResponses as ToolInputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, Implementation, ServerCapabilities, ServerConfig,
+};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 
@@ -36,7 +41,8 @@ use crate::backend::TableDetail;
 use crate::gate::error::ToolError;
 use crate::gate::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
 use crate::tools::caller::{caller_of, Caller};
-use crate::tools::run_mutation::RunMutationOutput;
+use crate::tools::mutation_flow::RunMutationOutput;
+use crate::tools::run_mutation::asking;
 pub use args::SqlArgs;
 pub use describe_table::DescribeTableArgs;
 pub use instructions::instructions;
@@ -139,26 +145,26 @@ impl SqlGateServer {
         Ok(engine)
     }
 
-    async fn audited(
+    async fn audited<T>(
         &self,
         ctx: &RequestContext<RoleServer>,
         record: AuditRecord,
         start: Instant,
-        result: CallToolResult,
-    ) -> Result<CallToolResult, McpError> {
+        result: T,
+    ) -> Result<T, McpError> {
         self.audited_while(ctx, record, start, move || result).await
     }
 
     /// As [`Self::audited`], building the result while the audit writer stores the record (on
     /// its own thread): the result of a large read takes a while to render, and the call returns
     /// only once both are done.
-    async fn audited_while(
+    async fn audited_while<T>(
         &self,
         ctx: &RequestContext<RoleServer>,
         mut record: AuditRecord,
         start: Instant,
-        result: impl FnOnce() -> CallToolResult,
-    ) -> Result<CallToolResult, McpError> {
+        result: impl FnOnce() -> T,
+    ) -> Result<T, McpError> {
         let (client, version) = client_of(ctx);
         record.client = client;
         record.client_version = version;
@@ -330,18 +336,24 @@ impl SqlGateServer {
     pub async fn run_mutation(
         &self,
         Parameters(args): Parameters<MutationArgs>,
+        RequestState(state): RequestState,
+        ToolInputResponses(responses): ToolInputResponses,
         ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<CallToolResponse, McpError> {
         let start = Instant::now();
         let (rec, result) = match self.engine_for(&ctx, "run_mutation") {
             Ok(engine) => {
-                let (rec, result) = run_mutation::handle(&engine, &args, ctx.peer.clone()).await;
+                let asking = asking(&ctx, state, responses, &engine);
+                let (rec, result) = run_mutation::handle(&engine, &args, asking).await;
                 if rec.committed_rows.is_some() {
                     engine.quota().record_mutation(Instant::now());
                 }
                 (rec, result)
             }
-            Err(refused) => *refused,
+            Err(refused) => {
+                let (rec, result) = *refused;
+                (rec, result.into())
+            }
         };
         self.audited(&ctx, rec, start, result).await
     }

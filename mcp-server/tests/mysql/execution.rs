@@ -121,7 +121,8 @@ async fn safe_mode_commits_only_an_approved_mutation() {
     let (out, _) = e
         .run_mutation(sql, |_| std::future::ready(ApprovalAnswer::Accepted))
         .await;
-    assert_eq!(out.expect("committed").affected_rows, 1);
+    let out = out.expect("not refused").committed().expect("committed");
+    assert_eq!(out.affected_rows, 1);
     let rows: Vec<(i32, String)> = direct
         .query("SELECT id, status FROM orders ORDER BY id")
         .await

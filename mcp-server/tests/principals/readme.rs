@@ -57,7 +57,7 @@ fn policies_narrow_the_server(config: &str, dir: &Path) {
             mode: p.mode.unwrap_or_default(),
             quota: p.quota.unwrap_or_default(),
         };
-        let policy = sqlgate_mcp::app::preflight::principal_policy(&server, &principal, false)
+        let policy = sqlgate_mcp::app::preflight::principal_policy(&server, &principal)
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(policy.rows.is_some() && policy.max_rows <= server.max_rows);
     }

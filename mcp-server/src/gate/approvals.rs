@@ -1,0 +1,118 @@
+//! Approvals asked for by `input_required` (MCP 2026-07-28): the secret that seals each one's
+//! state (the client carries it to the retry, so any instance sharing the secret can finish
+//! it), and the states already used here (each commits at most once per instance).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use ring::rand::{SecureRandom, SystemRandom};
+
+/// The shortest sealing secret accepted (HMAC-SHA256: 32 bytes of entropy).
+pub const MIN_KEY_BYTES: usize = 32;
+/// States remembered at most; past this, those expired are forgotten (a state's expiry bounds
+/// how long it must be remembered), then, if still full, new approvals are refused.
+const MAX_REMEMBERED: usize = 100_000;
+
+/// The sealing secret and the states used.
+pub struct ApprovalLedger {
+    key: Vec<u8>,
+    /// Whether the secret was configured (shared by instances) or made at start.
+    configured: bool,
+    used: Mutex<HashMap<String, Instant>>,
+}
+
+impl ApprovalLedger {
+    /// A ledger sealing with `key` (at least [`MIN_KEY_BYTES`]).
+    pub fn with_key(key: Vec<u8>) -> Result<Self, String> {
+        if key.len() < MIN_KEY_BYTES {
+            return Err(format!(
+                "the approval key has {} bytes; it needs at least {MIN_KEY_BYTES} (e.g. `openssl rand -hex 32`)",
+                key.len()
+            ));
+        }
+        Ok(ApprovalLedger {
+            key,
+            configured: true,
+            used: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A ledger with a secret of its own, made now: its states are good on this instance only.
+    pub fn random() -> Self {
+        let mut key = vec![0u8; MIN_KEY_BYTES];
+        // The system's generator does not fail on Linux; should it, the key stays zero and a
+        // fresh random nonce still makes each state single-use here.
+        let _ = SystemRandom::new().fill(&mut key);
+        ApprovalLedger {
+            key,
+            configured: false,
+            used: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The sealing secret.
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// Whether the secret was configured (instances sharing it accept each other's states).
+    pub fn is_configured(&self) -> bool {
+        self.configured
+    }
+
+    /// A fresh random nonce (hex), naming one approval.
+    pub fn nonce() -> String {
+        let mut bytes = [0u8; 16];
+        let _ = SystemRandom::new().fill(&mut bytes);
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Marks the state `nonce` used (remembered until `until`, its expiry); false when it
+    /// already was, or when too many live states are remembered to take one more.
+    pub fn use_once(&self, nonce: &str, until: Instant) -> bool {
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        if used.contains_key(nonce) {
+            return false;
+        }
+        if used.len() >= MAX_REMEMBERED {
+            let now = Instant::now();
+            used.retain(|_, expiry| *expiry > now);
+            if used.len() >= MAX_REMEMBERED {
+                return false;
+            }
+        }
+        used.insert(nonce.to_string(), until);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_state_is_used_once() {
+        let ledger = ApprovalLedger::random();
+        let later = Instant::now() + Duration::from_secs(60);
+        let n = ApprovalLedger::nonce();
+        assert_eq!(n.len(), 32);
+        assert_ne!(n, ApprovalLedger::nonce());
+        assert!(ledger.use_once(&n, later));
+        assert!(!ledger.use_once(&n, later));
+        assert!(ledger.use_once(&ApprovalLedger::nonce(), later));
+    }
+
+    #[test]
+    fn short_keys_are_refused() {
+        assert!(ApprovalLedger::with_key(vec![7; 31]).is_err());
+        let l = ApprovalLedger::with_key(vec![7; 32]).map(|l| l.is_configured());
+        assert_eq!(l, Ok(true));
+        assert!(!ApprovalLedger::random().is_configured());
+        assert_ne!(
+            ApprovalLedger::random().key(),
+            ApprovalLedger::random().key()
+        );
+    }
+}

@@ -1,0 +1,293 @@
+//! `run_mutation`'s approval without a session (MCP 2026-07-28, SEP-2322): the first call
+//! previews and answers `input_required`, with the approval form and a sealed `requestState`;
+//! the client asks its user and calls again with the answer and the state, which this module
+//! opens and checks before the engine runs everything again from the start.
+//!
+//! The state is sealed with rmcp's `RequestStateCodec` (HMAC-SHA256 under the server's
+//! approval key, an expiry equal to the approval timeout). It names the exact SQL (its
+//! SHA-256), the caller it was issued to (principal, authentication, token subject, bound
+//! variables), the mode, the preview's row count and digest, and a nonce: a state that was
+//! tampered with, has expired, is brought back for other SQL or by another caller, or was
+//! already used on this instance, is refused with its own code, and nothing runs.
+
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, RequestStateCodec, RequestStateError, SealOptions,
+};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::codes::{MutationCode, Stage};
+use crate::gate::approvals::ApprovalLedger;
+use crate::gate::error::ToolError;
+use crate::tools::approval::{ApprovalAnswer, ApprovalForm, ApprovalRequest};
+
+/// The key of the approval in `inputRequests` / `inputResponses`.
+pub const INPUT_KEY: &str = "approval";
+
+/// What a sealed state says (readable by the client; integrity is the seal's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalState {
+    /// SHA-256 (hex) of the exact SQL approved.
+    pub sql: String,
+    /// Who it was issued to (see [`caller_binding`]).
+    pub caller: String,
+    /// The mode it was issued under.
+    pub mode: String,
+    /// The preview's row count.
+    pub preview_rows: u64,
+    /// The preview's digest.
+    pub preview_digest: String,
+    /// Names this approval (single use).
+    pub nonce: String,
+}
+
+/// SHA-256 of `text`, hex.
+pub fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The caller a state is bound to, as text: principal, how it authenticated, the token's or
+/// certificate's issuer and subject, and the variables its row filters were bound with.
+pub fn caller_binding(parts: &[Option<&str>]) -> String {
+    parts
+        .iter()
+        .map(|p| p.unwrap_or("-"))
+        .collect::<Vec<_>>()
+        .join("\u{1f}")
+}
+
+fn codec(ledger: &ApprovalLedger) -> RequestStateCodec {
+    RequestStateCodec::new_unchecked(ledger.key().to_vec())
+}
+
+/// The `input_required` answer asking the user to approve `request`, with its sealed state.
+pub fn ask(
+    ledger: &ApprovalLedger,
+    request: &ApprovalRequest,
+    caller: &str,
+    mode: &str,
+    ttl: Duration,
+) -> Result<InputRequiredResult, ToolError> {
+    let state = ApprovalState {
+        sql: sha256_hex(&request.sql),
+        caller: caller.to_string(),
+        mode: mode.to_string(),
+        preview_rows: request.preview_rows,
+        preview_digest: request.preview_digest.clone(),
+        nonce: ApprovalLedger::nonce(),
+    };
+    let sealed = codec(ledger)
+        .seal_json_with(&state, &SealOptions::new().ttl(ttl))
+        .map_err(|e| ToolError::bad_request(format!("cannot seal the approval: {e}"), None))?;
+    let schema = ElicitationSchema::from_type::<ApprovalForm>()
+        .map_err(|e| ToolError::bad_request(format!("approval form: {e}"), None))?;
+    let form = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: request.message(),
+        requested_schema: schema,
+    });
+    let mut requests = InputRequests::new();
+    requests.insert(INPUT_KEY.to_string(), InputRequest::Elicitation(form));
+    Ok(InputRequiredResult::new(Some(requests), Some(sealed)))
+}
+
+/// Opens a state the client brought back: integrity and expiry (the rest is checked against
+/// the call by [`answer`]).
+pub fn open(ledger: &ApprovalLedger, sealed: &str) -> Result<ApprovalState, ToolError> {
+    codec(ledger)
+        .open_json::<ApprovalState>(sealed)
+        .map_err(|e| match e {
+            RequestStateError::Expired => state_error(
+                MutationCode::ApprovalStateExpired,
+                "the approval expired (older than the approval timeout); nothing was changed",
+                "call run_mutation again without requestState to preview and ask again",
+            ),
+            _ => state_error(
+                MutationCode::ApprovalStateInvalid,
+                "the requestState is not one this server sealed, or was altered; nothing was changed",
+                "send the requestState back exactly as received, or call run_mutation again without it",
+            ),
+        })
+}
+
+/// The user's answer to `request`, from the retry's input responses, once the state is checked
+/// against this call: the same SQL, the same caller and mode, the same preview; a state is used
+/// once (its expiry `until`).
+pub fn answer(
+    ledger: &ApprovalLedger,
+    state: &ApprovalState,
+    request: &ApprovalRequest,
+    binding: (&str, &str),
+    responses: Option<&InputResponses>,
+    until: Instant,
+) -> ApprovalAnswer {
+    let (caller, mode) = binding;
+    if state.sql != sha256_hex(&request.sql) {
+        return ApprovalAnswer::StateForOtherSql;
+    }
+    if state.caller != caller || state.mode != mode {
+        return ApprovalAnswer::StateForOtherCaller;
+    }
+    if !ledger.use_once(&state.nonce, until) {
+        return ApprovalAnswer::StateReplayed;
+    }
+    if state.preview_rows != request.preview_rows || state.preview_digest != request.preview_digest
+    {
+        return ApprovalAnswer::Changed;
+    }
+    let Some(reply) = responses.and_then(|r| r.get(INPUT_KEY)) else {
+        return ApprovalAnswer::Cancelled;
+    };
+    match reply.get("action").and_then(|a| a.as_str()) {
+        Some("accept") => match reply.pointer("/content/approve").and_then(|v| v.as_bool()) {
+            Some(true) => ApprovalAnswer::Accepted,
+            Some(false) => ApprovalAnswer::Declined,
+            None => ApprovalAnswer::Cancelled,
+        },
+        Some("decline") => ApprovalAnswer::Declined,
+        _ => ApprovalAnswer::Cancelled,
+    }
+}
+
+fn state_error(code: MutationCode, message: &str, hint: &str) -> ToolError {
+    ToolError::mutation(code, Stage::Approval, message, hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use sqlgate::QueryClass;
+
+    fn request() -> ApprovalRequest {
+        ApprovalRequest {
+            tool: "run_mutation",
+            query_class: QueryClass::MutationCreate,
+            sql: "UPDATE orders SET status = 'x' WHERE id = 1".into(),
+            target: "orders".into(),
+            preview_rows: 1,
+            preview_digest: "d1".into(),
+        }
+    }
+
+    fn accept(approve: bool) -> InputResponses {
+        let mut r = InputResponses::new();
+        r.insert(
+            INPUT_KEY.into(),
+            json!({"action": "accept", "content": {"approve": approve}}),
+        );
+        r
+    }
+
+    fn issued(ledger: &ApprovalLedger, ttl: Duration) -> String {
+        ask(ledger, &request(), "alice", "safe", ttl)
+            .ok()
+            .and_then(|r| r.request_state)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_sealed_state_round_trips_and_answers_once() {
+        let ledger = ApprovalLedger::random();
+        let sealed = issued(&ledger, Duration::from_secs(60));
+        let state = open(&ledger, &sealed).expect("opens");
+        let later = Instant::now() + Duration::from_secs(60);
+        let yes = accept(true);
+        let answer_with =
+            |r: &ApprovalRequest, who: (&str, &str), resp: Option<&InputResponses>| {
+                answer(&ledger, &state, r, who, resp, later)
+            };
+        let other_sql = ApprovalRequest {
+            sql: "UPDATE orders SET status = 'y' WHERE id = 1".into(),
+            ..request()
+        };
+        assert_eq!(
+            answer_with(&other_sql, ("alice", "safe"), Some(&yes)),
+            ApprovalAnswer::StateForOtherSql
+        );
+        assert_eq!(
+            answer_with(&request(), ("bob", "safe"), Some(&yes)),
+            ApprovalAnswer::StateForOtherCaller
+        );
+        assert_eq!(
+            answer_with(&request(), ("alice", "full_access"), Some(&yes)),
+            ApprovalAnswer::StateForOtherCaller
+        );
+        assert_eq!(
+            answer_with(&request(), ("alice", "safe"), Some(&yes)),
+            ApprovalAnswer::Accepted
+        );
+        assert_eq!(
+            answer_with(&request(), ("alice", "safe"), Some(&yes)),
+            ApprovalAnswer::StateReplayed
+        );
+    }
+
+    #[test]
+    fn answers_from_the_form() {
+        let ledger = ApprovalLedger::random();
+        let later = Instant::now() + Duration::from_secs(60);
+        let mut decline = InputResponses::new();
+        decline.insert(INPUT_KEY.into(), json!({"action": "decline"}));
+        let mut cancel = InputResponses::new();
+        cancel.insert(INPUT_KEY.into(), json!({"action": "cancel"}));
+        let changed = ApprovalRequest {
+            preview_rows: 2,
+            ..request()
+        };
+        let cases: [(Option<InputResponses>, &ApprovalRequest, ApprovalAnswer); 5] = [
+            (Some(accept(false)), &request(), ApprovalAnswer::Declined),
+            (Some(decline), &request(), ApprovalAnswer::Declined),
+            (Some(cancel), &request(), ApprovalAnswer::Cancelled),
+            (None, &request(), ApprovalAnswer::Cancelled),
+            (Some(accept(true)), &changed, ApprovalAnswer::Changed),
+        ];
+        for (responses, r, expected) in cases {
+            let state = open(&ledger, &issued(&ledger, Duration::from_secs(60))).expect("opens");
+            let got = answer(
+                &ledger,
+                &state,
+                r,
+                ("alice", "safe"),
+                responses.as_ref(),
+                later,
+            );
+            assert_eq!(got, expected);
+        }
+    }
+
+    #[test]
+    fn tampered_foreign_and_expired_states_are_refused() {
+        let ledger = ApprovalLedger::random();
+        let sealed = issued(&ledger, Duration::from_secs(60));
+        let code = |s: &str, l: &ApprovalLedger| open(l, s).err().map(|e| e.code);
+        let invalid = Some(crate::codes::ToolCode::Mutation(
+            MutationCode::ApprovalStateInvalid,
+        ));
+        // Another server's key.
+        assert_eq!(code(&sealed, &ApprovalLedger::random()), invalid);
+        // One character changed anywhere.
+        let mut bytes = sealed.clone().into_bytes();
+        let i = bytes.len() / 2;
+        bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
+        assert_eq!(
+            code(&String::from_utf8(bytes).unwrap_or_default(), &ledger),
+            invalid
+        );
+        assert_eq!(code("garbage", &ledger), invalid);
+        let expired = issued(&ledger, Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(
+            code(&expired, &ledger),
+            Some(crate::codes::ToolCode::Mutation(
+                MutationCode::ApprovalStateExpired
+            ))
+        );
+    }
+}
