@@ -1,0 +1,106 @@
+"""Approvals on MCP 2026-07-28 with the official Python SDK's `Client`: against
+`sqlgate-mcp serve --demo --mode safe --stateless`, run_mutation answers `input_required`; the SDK
+asks its elicitation callback and retries with the answer and the sealed `requestState`, and the
+server commits only then. The demo's temporary copy is fingerprinted directly (sqlite3)."""
+import asyncio
+import re
+import sqlite3
+import subprocess
+
+import pytest
+from mcp import Client, types
+
+from sdk import BIN, err, sc
+
+UPDATE_7 = "UPDATE orders SET status = 'cancelled' WHERE id = 7"
+
+
+class Approver:
+    """An elicitation callback answering `action` (recording each question); `before()` runs
+    first, between the question and the retry."""
+
+    def __init__(self, action="accept", approve=True, before=None):
+        self.action, self.approve, self.before = action, approve, before
+        self.asked = []
+
+    async def __call__(self, context, params):
+        self.asked.append(params)
+        if self.before:
+            self.before()
+        content = {"approve": self.approve} if self.action == "accept" else None
+        return types.ElicitResult(action=self.action, content=content)
+
+
+def fingerprint(path):
+    with sqlite3.connect(path) as c:
+        return {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall()) for t in ["orders", "order_lines"]}
+
+
+@pytest.fixture()
+def served():
+    """`serve --demo --mode safe --stateless` over HTTP: (url, the demo copy's path)."""
+    proc = subprocess.Popen([BIN, "serve", "--demo", "--mode", "safe", "--stateless", "--http",
+                             "127.0.0.1:0", "--allow-unauthenticated"],
+                            stderr=subprocess.PIPE, text=True)
+    url = path = None
+    for _ in range(100):
+        line = proc.stderr.readline()
+        path = path or (re.search(r"temporary copy: (\S+)", line) or [None, None])[1]
+        m = re.search(r"listening on (http://\S+)", line)
+        if m:
+            url = m.group(1)
+            break
+    try:
+        assert url and path, "the server reported neither its address nor the demo's copy"
+        yield url, path
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def call(url, approver, sql, mode="2026-07-28"):
+    async def main():
+        async with Client(url, mode=mode, elicitation_callback=approver) as client:
+            return await client.call_tool("run_mutation", {"sql": sql})
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("mode", ["2026-07-28", "auto"])
+def test_the_sdk_answers_input_required_and_the_mutation_commits(served, mode):
+    url, path = served
+    before = fingerprint(path)
+    approver = Approver()
+    r = call(url, approver, UPDATE_7, mode)
+    assert not err(r), sc(r)
+    assert (sc(r)["affected_rows"], sc(r)["decision"]) == (1, "needs_approval_accepted")
+    [asked] = approver.asked
+    assert UPDATE_7 in asked.message and "1 row would change" in asked.message
+    after = fingerprint(path)
+    assert after != before
+    assert [o for o in after["orders"] if o[0] == 7][0][3] == "cancelled"
+
+
+@pytest.mark.parametrize("action,approve,code", [("accept", False, "approval_declined"),
+                                                 ("decline", None, "approval_declined"),
+                                                 ("cancel", None, "approval_cancelled")])
+def test_no_approval_changes_nothing(served, action, approve, code):
+    url, path = served
+    before = fingerprint(path)
+    r = call(url, Approver(action, approve), UPDATE_7)
+    assert err(r) and sc(r)["code"] == code, sc(r)
+    assert fingerprint(path) == before
+
+
+def test_data_changed_while_the_user_was_asked_commits_nothing(served):
+    url, path = served
+    delete = "DELETE FROM order_lines WHERE order_id = 7"
+
+    def sneak():
+        with sqlite3.connect(path) as c:
+            c.execute("INSERT INTO order_lines VALUES (7, 99, 1, 1, 100)")
+
+    approver = Approver(before=sneak)
+    r = call(url, approver, delete)
+    assert err(r) and sc(r)["code"] == "preview_mismatch", sc(r)
+    after = fingerprint(path)
+    assert (7, 99, 1, 1, 100) in after["order_lines"], "nothing deleted"
