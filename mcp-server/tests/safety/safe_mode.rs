@@ -1,16 +1,21 @@
 //! The same attacks and the mutation vectors through `run_query` and `run_mutation` of a server in
 //! `safe` mode whose client approves everything: only the allowed mutations' targets change.
+//! Twice: a client of the session era (approval by elicitation) and a client on 2026-07-28
+//! (approval by `input_required`, the retry carrying the sealed state), rmcp's own both.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::model::{CallToolRequestParams, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::json;
 use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::tools::SqlGateServer;
 
 use crate::attacks::{postgres_mutation_vectors, postgres_vectors, Attack};
-use crate::common::{self, postgres_policy, structured, try_call};
+use crate::common::{self, postgres_policy, structured};
 use crate::fingerprint::{file_state, fingerprint, watched_paths};
 use crate::scratch_database::{chinook_url, in_scratch_database, SETUP};
 
@@ -55,19 +60,38 @@ fn write_policy() -> sqlgate::Policy {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_safe_mode_only_allowed_mutations_change_anything() {
     let Some(chinook) = chinook_url() else { return };
-    let db = format!("sqlgate_safety_{}_writes", std::process::id());
     let setup = format!("{SETUP}\n{WRITE_SETUP}");
-    in_scratch_database(&chinook, &db, &setup, run_attacks_in_safe_mode).await;
+    for (era, lifecycle) in [
+        ("session", ClientLifecycleMode::Initialize),
+        (
+            "2026",
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        ),
+    ] {
+        let db = format!("sqlgate_safety_{}_writes_{era}", std::process::id());
+        in_scratch_database(&chinook, &db, &setup, |url| {
+            run_attacks_in_safe_mode(url, lifecycle.clone())
+        })
+        .await;
+    }
 }
 
 /// Sends `a` to `tool`; returns the committed mutation's target, and pushes what went wrong.
 async fn send(
-    client: &rmcp::service::Peer<rmcp::RoleClient>,
+    client: &RunningService<RoleClient, common::AlwaysApprove>,
     tool: &str,
     a: &Attack,
     problems: &mut Vec<String>,
 ) -> Option<String> {
-    let r = match try_call(client, tool, json!({ "sql": a.sql })).await {
+    // RunningService's own call_tool: it answers `input_required` through the handler and
+    // retries, as a 2026-07-28 client does.
+    let mut params = CallToolRequestParams::new(tool.to_string());
+    if let serde_json::Value::Object(m) = json!({ "sql": a.sql }) {
+        params = params.with_arguments(m);
+    }
+    let r = match client.call_tool(params).await {
         Ok(r) => r,
         Err(e) => {
             problems.push(format!(
@@ -146,8 +170,8 @@ fn changed_outside_targets(
         .collect()
 }
 
-/// The safe-mode run on the scratch database at `url`.
-async fn run_attacks_in_safe_mode(url: String) {
+/// The safe-mode run on the scratch database at `url`, with a client of `lifecycle`.
+async fn run_attacks_in_safe_mode(url: String, lifecycle: ClientLifecycleMode) {
     let attacks = safe_mode_attacks();
     let paths = watched_paths(&attacks);
     let files_before = file_state(&paths);
@@ -160,7 +184,21 @@ async fn run_attacks_in_safe_mode(url: String) {
         Audit::file(&dir.path().join("a.jsonl")).expect("audit"),
     );
     let approver = common::AlwaysApprove::default();
-    let client = common::serve_in_process_with(server, approver.clone()).await;
+    let (a, b) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(a).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = approver
+        .clone()
+        .serve_with_lifecycle(b, lifecycle.clone())
+        .await
+        .expect("client");
+    if let ClientLifecycleMode::Discover { .. } = lifecycle {
+        let version = client.peer_info().map(|i| i.protocol_version.clone());
+        assert_eq!(version, Some(ProtocolVersion::V_2026_07_28));
+    }
 
     let mut problems: Vec<String> = Vec::new();
     let mut targets: Vec<String> = Vec::new();
