@@ -2,7 +2,8 @@
 //! - the check alone: a static token's constant-time route lookup, and a JWT's verification
 //!   with its key cached (RS256, ES256, EdDSA), median of many: a token's first call (its
 //!   signature checked: a new token each time) and its next calls (the verified token kept);
-//! - the signature alone with ring (the server's) and with jsonwebtoken's RustCrypto backend;
+//! - the signature alone with the server's provider (ring; RustCrypto for EdDSA) and with
+//!   jsonwebtoken's RustCrypto backend;
 //! - a whole call: `run_query` over streamable HTTP (a session, the plain client) on the embedded
 //!   demo database with a static token and with a JWT (RS256), interleaved call by call; "added"
 //!   is the median of the paired differences.
@@ -138,7 +139,8 @@ async fn checks_alone(jwks: &Path) -> Result<(), Error> {
 /// Tokens verified for the first-call rows (each signed once, beforehand).
 const FIRST_CALLS: usize = 300;
 
-/// The signature alone, ring (the server's provider) against jsonwebtoken's RustCrypto one.
+/// The signature alone, the server's provider (ring; EdDSA RustCrypto's) against
+/// jsonwebtoken's RustCrypto one.
 fn signatures_alone(jwks: &Path) -> Result<(), Error> {
     use jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER;
     use sqlgate_mcp::transport::auth::ring_crypto::RING_PROVIDER;
@@ -168,7 +170,7 @@ fn signatures_alone(jwks: &Path) -> Result<(), Error> {
             row.push(timing::median(&mut v));
         }
         println!(
-            "| {alg:?} signature: ring / RustCrypto | {:.1} / {:.1} ({:.1}x) |",
+            "| {alg:?} signature: server's provider / RustCrypto | {:.1} / {:.1} ({:.1}x) |",
             row[0],
             row[1],
             row[1] / row[0]
