@@ -184,7 +184,29 @@ fn invalid_tokens(good: &Value) -> Vec<(&'static str, String, &'static str)> {
             "rsa-2",
         ),
         ("not a JWT", "abc.def".to_string(), "not a JWT"),
+        (
+            "a critical header extension, validly signed",
+            critical(good, &rsa_key),
+            "critical",
+        ),
     ]
+}
+
+/// A token signed with the issuer's RSA key whose header marks an extension critical (RFC
+/// 7515 4.1.11: a recipient that does not understand it must refuse the token).
+fn critical(claims: &Value, key: &EncodingKey) -> String {
+    use base64::Engine as _;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let ext = "https://example.invalid/must-understand";
+    let header = json!({"alg": "RS256", "typ": "JWT", "kid": "rsa-1", "crit": [ext], ext: true});
+    let unsigned = format!(
+        "{}.{}",
+        b64(header.to_string().as_bytes()),
+        b64(claims.to_string().as_bytes())
+    );
+    let signature =
+        jsonwebtoken::crypto::sign(unsigned.as_bytes(), key, Algorithm::RS256).expect("sign");
+    format!("{unsigned}.{signature}")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

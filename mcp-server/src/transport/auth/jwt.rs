@@ -82,6 +82,9 @@ pub enum TokenError {
     /// A required claim is absent or malformed.
     #[error("the token has no valid `{0}` claim")]
     Claim(String),
+    /// Its header marks extensions critical (`crit`), which this server does not understand.
+    #[error("the token's header marks {0} critical, which this server does not understand")]
+    Critical(String),
 }
 
 /// The token lacks a scope this call needs (403 `insufficient_scope`).
@@ -212,6 +215,7 @@ impl JwtVerifier {
 
     /// The signature, `iss`, `aud`, `exp` and `nbf` of `token`.
     async fn verify_signed(&self, token: &str) -> Result<VerifiedToken, TokenError> {
+        refuse_critical(token)?;
         let header = decode_header(token).map_err(|_| TokenError::Malformed)?;
         if !self.algorithms.contains(&header.alg) {
             return Err(TokenError::Algorithm(format!("{:?}", header.alg)));
@@ -236,6 +240,22 @@ impl JwtVerifier {
             scopes: scopes_of(&data.claims),
             claims: data.claims,
         })
+    }
+}
+
+/// Refuses a token whose header has `crit` (RFC 7515 4.1.11): jsonwebtoken reads only the
+/// header fields it knows, so an extension the issuer marked must-understand would be ignored.
+fn refuse_critical(token: &str) -> Result<(), TokenError> {
+    use base64::Engine as _;
+    let encoded = token.split('.').next().unwrap_or_default();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(encoded.trim_end_matches('='))
+        .map_err(|_| TokenError::Malformed)?;
+    let header: Map<String, Value> =
+        serde_json::from_slice(&bytes).map_err(|_| TokenError::Malformed)?;
+    match header.get("crit") {
+        None => Ok(()),
+        Some(crit) => Err(TokenError::Critical(crit.to_string())),
     }
 }
 
