@@ -219,6 +219,13 @@ fn alias_names(alias: &TableAlias, dialect: Dialect) -> Option<Vec<String>> {
 
 /// The rows of a MariaDB sequence table name (`seq_<from>_to_<to>[_step_<step>]`, any case).
 fn sequence_rows(table: &str) -> Option<(f64, &'static str)> {
+    // Every table name of a MySQL query passes here: look before allocating.
+    if !table
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case("seq_"))
+    {
+        return None;
+    }
     let lower = table.to_ascii_lowercase();
     let rest = lower.strip_prefix("seq_")?;
     let (from, rest) = rest.split_once("_to_")?;
