@@ -63,6 +63,8 @@ export type RowCap = number | NoCap
  * | `table_not_writable` | validate | a mutation whose target is outside `writes.tables`, or any mutation when the policy has no `writes` |
  * | `row_filter` | validate / rewrite | a row filter cannot be applied: a variable it needs is missing, a view read while row filters are in force, an insert into or a write of a filtered table's filter columns |
  * | `bad_request` | precheck | a front end received a malformed request (e.g. a bad JSON line) |
+ * | `generated_too_large` | validate | a function's literal size argument (`repeat`, `lpad`, `randomblob`, ...) over `max_generated_bytes`, or series / generators (`generate_series`, `range`, `numbers`, `GENERATOR`, `seq_1_to_N`, ...) over `max_generated_rows`, multiplied across nesting and cross joins |
+ * | `unbounded_generation` | validate | such a size or bound that is not a literal the guard can fold, or a recursive CTE without a bound (a `WHERE` comparing its counter with a literal, or a `LIMIT`) unless `allow_unbounded_recursion` |
  */
 export type ErrorCode =
   | 'empty'
@@ -90,6 +92,8 @@ export type ErrorCode =
   | 'table_not_writable'
   | 'row_filter'
   | 'bad_request'
+  | 'generated_too_large'
+  | 'unbounded_generation'
 /**
  * What happened to the row cap on the outermost query.
  */
@@ -112,6 +116,12 @@ export interface Policy {
    */
   allow_system_catalogs?: boolean
   /**
+   * Allow a recursive CTE without a recognisable bound (a `WHERE` in its recursive part that
+   * compares one of its columns with a literal, or a `LIMIT`): it can run until the
+   * statement timeout.
+   */
+  allow_unbounded_recursion?: boolean
+  /**
    * Tables and columns that exist, when the caller knows them (enables hints and `*` expansion).
    */
   catalog?: Catalog | null
@@ -131,6 +141,19 @@ export interface Policy {
    * Parser recursion limit; deeper input is refused.
    */
   max_depth?: number
+  /**
+   * The largest value a function may build from a literal size argument (`repeat`, `lpad`,
+   * `rpad`, `space`, `replicate`, `randomblob`, `zeroblob`, ...), in bytes; nested calls
+   * multiply. A size that is not a literal is refused.
+   */
+  max_generated_bytes?: number
+  /**
+   * The most rows (or list elements) a query may generate with series and generators
+   * (`generate_series`, `range`, `numbers`, `GENERATOR`, MariaDB's `seq_1_to_N` ...):
+   * generators in one FROM, nested queries and literal-bounded recursive CTEs multiply, set
+   * operations add. Bounds that are not literals are refused.
+   */
+  max_generated_rows?: number
   /**
    * Row cap on the outermost query; `null` (or `"none"`, for TOML, which has no null) for none.
    */

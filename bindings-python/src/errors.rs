@@ -64,7 +64,9 @@ fn exception_for(code: ErrorCode) -> &'static ErrorClass {
         | ErrorCode::UnboundedMutation
         | ErrorCode::TableNotWritable
         | ErrorCode::RowFilter
-        | ErrorCode::BadRequest => &REJECTED,
+        | ErrorCode::BadRequest
+        | ErrorCode::GeneratedTooLarge
+        | ErrorCode::UnboundedGeneration => &REJECTED,
     }
 }
 

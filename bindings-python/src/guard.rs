@@ -7,7 +7,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyString, PyTuple, PyType};
 use sqlgate::{
     Policy, PolicyError, Rejection, RowFilterRules, Vars, WriteRules, DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
+    DEFAULT_MAX_GENERATED_BYTES, DEFAULT_MAX_GENERATED_ROWS, DEFAULT_MAX_ROWS,
+    DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
 };
 
 use crate::approved::{PyApproved, PyApprovedMutation};
@@ -73,12 +74,16 @@ impl PyGuard {
         mysql_ansi_quotes = None,
         writes = None,
         rows = None,
+        max_generated_bytes = DEFAULT_MAX_GENERATED_BYTES,
+        max_generated_rows = DEFAULT_MAX_GENERATED_ROWS,
+        allow_unbounded_recursion = false,
     ))]
     #[pyo3(
         text_signature = "(dialect='postgres', max_rows=1000, allow_explain=False, \
         functions=None, tables=None, columns=None, catalog=None, max_sql_bytes=262144, \
         max_depth=64, allow_system_catalogs=False, max_tokens=16000, mysql_ansi_quotes=None, \
-        writes=None, rows=None)"
+        writes=None, rows=None, max_generated_bytes=1048576, max_generated_rows=1000000, \
+        allow_unbounded_recursion=False)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -97,6 +102,9 @@ impl PyGuard {
         mysql_ansi_quotes: Option<bool>,
         writes: Option<&Bound<'_, PyAny>>,
         rows: Option<&Bound<'_, PyAny>>,
+        max_generated_bytes: u64,
+        max_generated_rows: u64,
+        allow_unbounded_recursion: bool,
     ) -> PyResult<Self> {
         let policy = Policy {
             dialect: parse_dialect(py, dialect)?,
@@ -104,6 +112,9 @@ impl PyGuard {
             max_sql_bytes,
             max_depth,
             max_tokens,
+            max_generated_bytes,
+            max_generated_rows,
+            allow_unbounded_recursion,
             allow_explain,
             allow_system_catalogs,
             functions: section(py, "functions", functions)?,

@@ -24,7 +24,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use sqlgate::{
     Dialect, ErrorCode, LimitAction, Policy, QueryClass, Stage, DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
+    DEFAULT_MAX_GENERATED_BYTES, DEFAULT_MAX_GENERATED_ROWS, DEFAULT_MAX_ROWS,
+    DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
 };
 
 use approved::{PyApproved, PyApprovedMutation};
@@ -42,7 +43,9 @@ const _: () = assert!(
     DEFAULT_MAX_ROWS == 1000
         && DEFAULT_MAX_SQL_BYTES == 262_144
         && DEFAULT_MAX_DEPTH == 64
-        && DEFAULT_MAX_TOKENS == 16_000,
+        && DEFAULT_MAX_TOKENS == 16_000
+        && DEFAULT_MAX_GENERATED_BYTES == 1_048_576
+        && DEFAULT_MAX_GENERATED_ROWS == 1_000_000,
     "core defaults changed: update Guard's text_signature and _sqlgate.pyi"
 );
 

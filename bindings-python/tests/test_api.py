@@ -379,7 +379,8 @@ def test_signature_defaults_match_core() -> None:
     params = inspect.signature(Guard).parameters
     policy = Guard().policy
     for name in ("dialect", "max_rows", "allow_explain", "max_sql_bytes", "max_depth",
-                 "allow_system_catalogs", "max_tokens"):
+                 "allow_system_catalogs", "max_tokens", "max_generated_bytes", "max_generated_rows",
+                 "allow_unbounded_recursion"):
         assert params[name].default == policy[name], name
     for name in ("functions", "tables", "columns", "catalog", "writes"):
         assert params[name].default is None

@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 mod access;
+mod bounds;
 mod catalog;
 mod class;
 mod dialect;
@@ -60,8 +61,8 @@ pub use guard::{classify, Guard, ReadAccess};
 pub use parse::is_table_path;
 pub use policy::{
     ColumnRules, FunctionRules, Policy, PolicyError, PolicyLayer, TableRules, WriteLayer,
-    WriteRules, DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ROWS,
-    DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
+    WriteRules, DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_GENERATED_BYTES,
+    DEFAULT_MAX_GENERATED_ROWS, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
 };
 pub use rows::{RowFilterRules, VarValue, Vars};
 pub use verdict::{

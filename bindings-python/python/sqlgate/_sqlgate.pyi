@@ -93,6 +93,9 @@ class Guard:
         mysql_ansi_quotes: bool | None = None,
         writes: Mapping[str, Any] | None = None,
         rows: Mapping[str, Any] | None = None,
+        max_generated_bytes: int = 1048576,
+        max_generated_rows: int = 1000000,
+        allow_unbounded_recursion: bool = False,
     ) -> Guard: ...
     @classmethod
     def from_policy(cls, policy: Mapping[str, Any] | str | PathLike[str]) -> Guard: ...

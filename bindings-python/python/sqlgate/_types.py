@@ -48,6 +48,8 @@ ErrorCode: TypeAlias = Literal[
     "table_not_writable",
     "row_filter",
     "bad_request",
+    "generated_too_large",
+    "unbounded_generation",
 ]
 """Why the guard refused (``Rejected.code``), as in ``sqlgate.ERROR_CODES``."""
 

@@ -10,8 +10,8 @@
 //! A function called in an expression ([`FunctionPolicy::check`]) and a table function in FROM
 //! ([`FunctionPolicy::check_table_function`]) are decided by different lists: the same name can
 //! be a harmless scalar and a dangerous table function (DuckDB's `histogram` aggregate and its
-//! `histogram(table, column)` table macro; SQLite's `fsdir`/`dbstat` exist only in FROM). The
-//! most rows a series function may be asked for is the policy's too ([`MAX_SERIES_ROWS`]).
+//! `histogram(table, column)` table macro; SQLite's `fsdir`/`dbstat` exist only in FROM). What
+//! an allowed function may generate is bounded apart (`crate::bounds`).
 
 use std::collections::HashSet;
 
@@ -107,12 +107,6 @@ pub(crate) enum FunctionUse {
     /// As a FROM item (`FROM generate_series(1, 3)`).
     Table,
 }
-
-/// The most rows a series function may be asked for with literal bounds: past it,
-/// `generate_series(1, 1e12)` or DuckDB's `range(1e12)` (a list in memory) is a denial of
-/// service, whatever the row cap (an aggregate over it returns one row). Bounds that are not
-/// literals are left to the engine's statement timeout.
-pub(crate) const MAX_SERIES_ROWS: f64 = 10_000_000.0;
 
 /// Why a function was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

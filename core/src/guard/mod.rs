@@ -392,6 +392,7 @@ impl Guard {
             functions: &self.functions,
             access: &self.access,
             rows: self.rows.as_ref(),
+            bounds: crate::bounds::Bounds::of(&self.policy),
         }
     }
 }

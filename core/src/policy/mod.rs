@@ -19,6 +19,15 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 /// cost up to 4.7 µs per token; a 16 000-token query is about 45 KiB of `IN (...)` list.
 pub const DEFAULT_MAX_TOKENS: usize = 16_000;
 
+/// Default for [`Policy::max_generated_bytes`]: 1 MiB. Padding and repeating text for a
+/// report needs tens of bytes; a megabyte per value is far above that and far below what eight
+/// concurrent queries could take from a server (the attacks it stops asked for 900 MB each).
+pub const DEFAULT_MAX_GENERATED_BYTES: u64 = 1_048_576;
+/// Default for [`Policy::max_generated_rows`]: one million. A calendar of every minute of a year
+/// (525 600) or every day of 2 700 years fits; a million generated rows cost an engine tens of
+/// milliseconds, while cross joins of series asked for 10^12.
+pub const DEFAULT_MAX_GENERATED_ROWS: u64 = 1_000_000;
+
 /// Extra functions on top of the dialect's built-in list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -122,6 +131,22 @@ pub struct Policy {
     /// the bound on a check's work, as `max_sql_bytes` is on its input.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: usize,
+    /// The largest value a function may build from a literal size argument (`repeat`, `lpad`,
+    /// `rpad`, `space`, `replicate`, `randomblob`, `zeroblob`, ...), in bytes; nested calls
+    /// multiply. A size that is not a literal is refused.
+    #[serde(default = "default_max_generated_bytes")]
+    pub max_generated_bytes: u64,
+    /// The most rows (or list elements) a query may generate with series and generators
+    /// (`generate_series`, `range`, `numbers`, `GENERATOR`, MariaDB's `seq_1_to_N` ...):
+    /// generators in one FROM, nested queries and literal-bounded recursive CTEs multiply, set
+    /// operations add. Bounds that are not literals are refused.
+    #[serde(default = "default_max_generated_rows")]
+    pub max_generated_rows: u64,
+    /// Allow a recursive CTE without a recognisable bound (a `WHERE` in its recursive part that
+    /// compares one of its columns with a literal, or a `LIMIT`): it can run until the
+    /// statement timeout.
+    #[serde(default)]
+    pub allow_unbounded_recursion: bool,
     /// Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query.
     #[serde(default)]
     pub allow_explain: bool,
@@ -191,6 +216,12 @@ fn default_max_depth() -> usize {
 fn default_max_tokens() -> usize {
     DEFAULT_MAX_TOKENS
 }
+fn default_max_generated_bytes() -> u64 {
+    DEFAULT_MAX_GENERATED_BYTES
+}
+fn default_max_generated_rows() -> u64 {
+    DEFAULT_MAX_GENERATED_ROWS
+}
 
 impl Default for Policy {
     fn default() -> Self {
@@ -200,6 +231,9 @@ impl Default for Policy {
             max_sql_bytes: DEFAULT_MAX_SQL_BYTES,
             max_depth: DEFAULT_MAX_DEPTH,
             max_tokens: DEFAULT_MAX_TOKENS,
+            max_generated_bytes: DEFAULT_MAX_GENERATED_BYTES,
+            max_generated_rows: DEFAULT_MAX_GENERATED_ROWS,
+            allow_unbounded_recursion: false,
             allow_explain: false,
             allow_system_catalogs: false,
             functions: FunctionRules::default(),

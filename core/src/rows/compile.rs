@@ -86,6 +86,7 @@ impl RowFilters {
                 functions,
                 access,
                 rows: Some(self),
+                bounds: crate::bounds::Bounds::of(policy),
             };
             let field = format!("rows.{}", filter.key);
             let analysis = analyze(&filter.template, &ctx)

@@ -1,29 +1,35 @@
 //! Function calls, in expressions and as FROM items: the function policy's decision, the
 //! calls that are really stars (`COLUMNS(...)`, `f(*)`) or run-time names (`IDENTIFIER(...)`),
-//! and the row bound of series functions.
+//! and which calls generate bytes or rows (bounded in `generated`).
 
 use sqlparser::ast::{
-    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName, Spanned,
-    UnaryOperator, Value,
+    Function, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName, Spanned,
 };
 
 use super::diagnostics as refuse;
 use super::scope::Scope;
 use super::{span_location, Walker};
+use crate::bounds::{self, Kind};
 use crate::dialect::Dialect;
 use crate::error::{GuardError, Location};
-use crate::functions::{FunctionRefusal, FunctionUse, MAX_SERIES_ROWS};
+use crate::functions::{FunctionRefusal, FunctionUse};
 use crate::names::fold_object_name;
 
 impl Walker<'_, '_> {
     /// Checks a function name used as `used`: in an expression, or as a table in FROM (each
-    /// dialect has a separate, shorter list of table functions), and records it.
+    /// dialect has a separate, shorter list of table functions), and records it. Returns what
+    /// it generates (its kind and display name) when it is a generating function.
     pub(super) fn function_name_as(
         &mut self,
         name: &ObjectName,
         used: FunctionUse,
         location: Option<Location>,
-    ) -> Result<(), GuardError> {
+    ) -> Result<Option<(Kind, String)>, GuardError> {
+        // A stage, a path or a URL is data, whatever position it is called in
+        // (`FROM @stage (FILE_FORMAT => 'csv')`): refused as it is in table position.
+        if let Some(reason) = super::relation::data_in_name(name) {
+            return Err(refuse::not_a_table(name, reason, location));
+        }
         let Some(parts) = fold_object_name(name, self.dialect()) else {
             return Err(refuse::computed_function_name(location));
         };
@@ -39,8 +45,10 @@ impl Walker<'_, '_> {
         };
         match checked {
             Ok(()) => {
+                let last = display.rsplit('.').next().unwrap_or_default();
+                let generating = bounds::kind(last, used).map(|k| (k, last.to_string()));
                 self.analysis.functions.insert(display);
-                Ok(())
+                Ok(generating)
             }
             Err(FunctionRefusal::Denied) => Err(refuse::function_denied(
                 &display,
@@ -88,9 +96,12 @@ impl Walker<'_, '_> {
                 _ => {}
             }
         }
-        self.function_name_as(&function.name, FunctionUse::Expression, location)?;
+        let generating =
+            self.function_name_as(&function.name, FunctionUse::Expression, location)?;
         if let FunctionArguments::List(list) = &function.args {
-            series_bound(&function.name, &list.args, location)?;
+            if let Some((kind, name)) = generating {
+                self.generating_call(kind, &name, &list.args, location)?;
+            }
             for arg in &list.args {
                 self.star_argument(&function.name, arg, scope, location)?;
             }
@@ -128,68 +139,6 @@ fn is_count(name: &ObjectName) -> bool {
     matches!(name.0.as_slice(), [part] if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case("count")))
 }
 
-/// Refuses `generate_series` / `range` whose literal bounds span more than
-/// [`MAX_SERIES_ROWS`] values.
-pub(super) fn series_bound(
-    name: &ObjectName,
-    args: &[FunctionArg],
-    location: Option<Location>,
-) -> Result<(), GuardError> {
-    let Some(last) = name.0.last().and_then(|p| p.as_ident()) else {
-        return Ok(());
-    };
-    let function = last.value.to_ascii_lowercase();
-    if !matches!(function.as_str(), "generate_series" | "range") {
-        return Ok(());
-    }
-    match series_rows(args) {
-        Some(rows) if !(rows.is_finite() && rows <= MAX_SERIES_ROWS) => {
-            Err(refuse::series_too_long(&function, location))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// How many values a series over literal `args` (`stop`, `start, stop` or `start, stop, step`)
-/// produces; `None` when a bound is not a literal.
-fn series_rows(args: &[FunctionArg]) -> Option<f64> {
-    let numbers: Vec<f64> = args
-        .iter()
-        .map(|arg| match arg {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => numeric_literal(e),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    let (start, stop, step) = match numbers.as_slice() {
-        // DuckDB's range(stop) / generate_series(stop) start at 0.
-        [stop] => (0.0, *stop, 1.0),
-        [start, stop] => (*start, *stop, 1.0),
-        [start, stop, step] => (*start, *stop, *step),
-        _ => return None,
-    };
-    Some(if step == 0.0 {
-        f64::INFINITY
-    } else {
-        ((stop - start) / step).max(0.0)
-    })
-}
-
-/// A numeric literal, possibly negated or parenthesised.
-fn numeric_literal(expr: &Expr) -> Option<f64> {
-    match expr {
-        Expr::Value(v) => match &v.value {
-            Value::Number(n, _) => n.parse().ok(),
-            _ => None,
-        },
-        Expr::UnaryOp {
-            op: UnaryOperator::Minus,
-            expr,
-        } => numeric_literal(expr).map(|n| -n),
-        Expr::Nested(inner) => numeric_literal(inner),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{code, guard, PII};
@@ -205,7 +154,7 @@ mod tests {
         ] {
             assert_eq!(
                 code(&g, sql).as_deref(),
-                Some("function_not_allowed"),
+                Some("generated_too_large"),
                 "{sql}"
             );
         }
@@ -220,7 +169,7 @@ mod tests {
         let g = guard(PII, "duckdb");
         assert_eq!(
             code(&g, "SELECT count(*) FROM range(100000000)").as_deref(),
-            Some("function_not_allowed")
+            Some("generated_too_large")
         );
     }
 

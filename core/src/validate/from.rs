@@ -6,7 +6,6 @@ use sqlparser::ast::{
     TableFactor, TableFunctionArgs, TableWithJoins,
 };
 
-use super::calls::series_bound;
 use super::diagnostics as refuse;
 use super::scope::{alias_columns, Scope, Source, SourceKind};
 use super::{span_location, Walker};
@@ -145,6 +144,7 @@ impl Walker<'_, '_> {
                 let Expr::Function(f) = expr else {
                     return Err(refuse::table_chosen_at_run_time(span_location(expr.span())));
                 };
+                // What it generates is counted once, as the call the expression walk visits.
                 self.function_name_as(&f.name, FunctionUse::Table, location)?;
                 self.exprs(expr, scope)?;
                 Ok(vec![Source::derived(alias.as_ref(), dialect)])
@@ -250,8 +250,11 @@ impl Walker<'_, '_> {
         scope: &Scope<'_>,
         location: Option<Location>,
     ) -> Result<(), GuardError> {
-        self.function_name_as(name, FunctionUse::Table, location)?;
-        series_bound(name, args, location)?;
+        if let Some((kind, generator)) =
+            self.function_name_as(name, FunctionUse::Table, location)?
+        {
+            self.generating_call(kind, &generator, args, location)?;
+        }
         args.iter().try_for_each(|arg| self.exprs(arg, scope))
     }
 

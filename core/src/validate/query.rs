@@ -38,6 +38,7 @@ impl Walker<'_, '_> {
                 query.span(),
             )));
         }
+        let outer_rows = self.enter_query();
         let mut scope = Scope::child(parent);
         if let Some(with) = with {
             self.with_clause(with, &mut scope)?;
@@ -55,6 +56,7 @@ impl Walker<'_, '_> {
         self.exprs(order_by, &tail_scope)?;
         self.exprs(limit_clause, &tail_scope)?;
         self.exprs(fetch, &tail_scope)?;
+        self.leave_query(outer_rows, None)?;
         Ok(columns)
     }
 
@@ -84,7 +86,7 @@ impl Walker<'_, '_> {
                 // A recursive CTE sees itself.
                 scope.ctes.push((name.clone(), None));
             }
-            let columns = self.query(&cte.query, Some(scope));
+            let columns = self.cte_query(&cte.query, &cte.alias, &name, with.recursive, scope);
             if with.recursive {
                 scope.ctes.pop();
             }
@@ -122,8 +124,11 @@ impl Walker<'_, '_> {
             }
             SetExpr::Query(q) => Ok((self.query(q, Some(scope))?, None)),
             SetExpr::SetOperation { left, right, .. } => {
+                let before = self.between_set_sides();
                 let (columns, _) = self.set_expr(left, scope)?;
+                let left_rows = self.between_set_sides();
                 self.set_expr(right, scope)?;
+                self.after_set_sides(before, left_rows, None)?;
                 Ok((columns, None))
             }
             SetExpr::Values(values) => {

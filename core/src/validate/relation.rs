@@ -33,6 +33,7 @@ impl Walker<'_, '_> {
         };
         if let [single] = parts.as_slice() {
             if let Some(columns) = scope.find_cte(single) {
+                self.cte_reference(single, location)?;
                 return Ok(Source {
                     alias: Some(alias.unwrap_or_else(|| single.clone())),
                     kind: SourceKind::Derived(columns.clone()),
@@ -42,6 +43,7 @@ impl Walker<'_, '_> {
         if let Some(reason) = not_a_table(name, self.dialect()) {
             return Err(refuse::not_a_table(name, reason, location));
         }
+        self.sequence_table(&parts, location)?;
         match self.ctx.access.resolve(&parts) {
             Ok(table) => {
                 self.analysis.tables.insert(table.display.clone());
@@ -112,6 +114,31 @@ impl Walker<'_, '_> {
     }
 }
 
+/// Why a name is data rather than a name, in any dialect and any position (a table, a table
+/// function, a function): a stage (`@s`, `@~`, `@%t`, `@s/path`), a path or URL, a pattern
+/// over several tables, or a string literal (`'@s'`).
+pub(super) fn data_in_name(name: &ObjectName) -> Option<&'static str> {
+    for part in &name.0 {
+        let Some(ident) = part.as_ident() else {
+            continue;
+        };
+        let v = ident.value.as_str();
+        if v.starts_with('@') {
+            return Some("is a stage (files)");
+        }
+        if v.contains(['/', '\\']) || v.contains("://") {
+            return Some("is a file path or URL");
+        }
+        if v.contains(['*', '?', '[']) {
+            return Some("is a pattern over several tables (it can match denied tables)");
+        }
+        if ident.quote_style == Some('\'') {
+            return Some("is a string (a file path or a stage), not a name");
+        }
+    }
+    None
+}
+
 /// Databricks / Spark and Hive read a file when a table name is qualified by a data source
 /// format: `` csv.`/path` ``, `` text.`s3://...` ``.
 const FILE_FORMATS: [&str; 12] = [
@@ -134,18 +161,12 @@ const FILE_FORMATS: [&str; 12] = [
 /// `"/path/file.csv"` or `"data.parquet"`, Spark's `` csv.`/path` ``, Snowflake's `@stage/...`,
 /// BigQuery's wildcard tables `` `ds.employee*` `` that also match denied tables).
 fn not_a_table(name: &ObjectName, dialect: Dialect) -> Option<&'static str> {
+    if let Some(reason) = data_in_name(name) {
+        return Some(reason);
+    }
     let idents: Vec<&Ident> = name.0.iter().filter_map(|p| p.as_ident()).collect();
     for ident in &idents {
         let v = ident.value.as_str();
-        if v.starts_with('@') {
-            return Some("is a stage (files)");
-        }
-        if v.contains(['/', '\\']) || v.contains("://") {
-            return Some("is a file path or URL");
-        }
-        if v.contains(['*', '?', '[']) {
-            return Some("is a pattern over several tables (it can match denied tables)");
-        }
         if ident.quote_style.is_some()
             && matches!(
                 dialect,

@@ -2,7 +2,7 @@
 
 use super::{refusal, unsupported};
 use crate::error::{ErrorCode, GuardError, Location};
-use crate::functions::{FunctionUse, MAX_SERIES_ROWS};
+use crate::functions::FunctionUse;
 
 /// A function name that is not made of identifiers.
 pub(in crate::validate) fn computed_function_name(location: Option<Location>) -> GuardError {
@@ -59,19 +59,6 @@ pub(in crate::validate) fn function_not_allowlisted(
         ErrorCode::FunctionNotAllowed,
         format!("{} `{display}` is not allowed", function_kind(used)),
         hint,
-        location,
-    )
-}
-
-/// `generate_series` / `range` over literal bounds wider than [`MAX_SERIES_ROWS`].
-pub(in crate::validate) fn series_too_long(
-    function: &str,
-    location: Option<Location>,
-) -> GuardError {
-    refusal(
-        ErrorCode::FunctionNotAllowed,
-        format!("`{function}` over these bounds produces more than {MAX_SERIES_ROWS} values"),
-        "narrow the bounds of the series (at most 10000000 values)",
         location,
     )
 }

@@ -4,12 +4,14 @@
 
 use crate::error::{ErrorCode, GuardError, Location, Stage};
 
+mod bounds;
 mod calls;
 mod columns;
 mod structure;
 mod tables;
 mod writes;
 
+pub(super) use bounds::*;
 pub(super) use calls::*;
 pub(super) use columns::*;
 pub(super) use structure::*;
@@ -67,7 +69,7 @@ mod tests {
         let name = ObjectName::from(vec![sqlparser::ast::Ident::new("customer")]);
         let t = table();
         let at = Some(Location { line: 1, column: 8 });
-        vec![
+        let all = vec![
             (not_understood(at), UnsupportedSyntax),
             (locking_clause(&"FOR UPDATE", at), LockingClause),
             (query_settings_format_or_pipe(at), UnsupportedSyntax),
@@ -118,7 +120,6 @@ mod tests {
                 function_not_allowlisted("f", FunctionUse::Table, None, None, at),
                 FunctionNotAllowed,
             ),
-            (series_too_long("range", at), FunctionNotAllowed),
             (sequence_call("seq", "nextval", at), FunctionNotAllowed),
             (catalog_type_cast("regclass", at), SystemCatalog),
             (server_variable("@@datadir", at), SystemCatalog),
@@ -140,7 +141,8 @@ mod tests {
             ),
             (unknown_written_column(&t, "x", at), UnknownColumn),
             (unbounded_mutation(false, at), UnboundedMutation),
-        ]
+        ];
+        [all, bounds::samples(at)].concat()
     }
 
     #[test]

@@ -43,11 +43,7 @@ pub fn analyze_mutation(
     ctx: &Context<'_>,
     writes: &WritePolicy,
 ) -> Result<MutationAnalysis, GuardError> {
-    let mut walker = Walker {
-        ctx,
-        analysis: Analysis::default(),
-        counts: Counts::default(),
-    };
+    let mut walker = Walker::new(ctx);
     let mut found = MutationAnalysis {
         reads: Analysis::default(),
         target: String::new(),
