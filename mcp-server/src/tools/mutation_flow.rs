@@ -295,10 +295,12 @@ fn refusal_of(answer: ApprovalAnswer) -> Option<ToolError> {
         ),
         ApprovalAnswer::Unavailable => (
             MutationCode::ApprovalUnavailable,
-            "this mutation needs the user's approval, but the MCP client cannot ask (it did not \
-             announce elicitation); nothing was changed",
-            "tell the operator: use an MCP client that supports elicitation, or run the server \
-             with --mode full_access for automation without approval",
+            "this mutation needs the user's approval, but the MCP client cannot ask: it did not \
+             announce elicitation, or it is on a protocol revision before 2026-07-28 with a \
+             stateless server (no session to ask on); nothing was changed",
+            "tell the operator: use an MCP client that supports elicitation (on MCP 2026-07-28 \
+             for a --stateless server), or run the server with --mode full_access for automation \
+             without approval",
         ),
     };
     Some(ToolError::mutation(code, Stage::Approval, message, hint))

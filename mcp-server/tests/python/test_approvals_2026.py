@@ -104,3 +104,15 @@ def test_data_changed_while_the_user_was_asked_commits_nothing(served):
     assert err(r) and sc(r)["code"] == "preview_mismatch", sc(r)
     after = fingerprint(path)
     assert (7, 99, 1, 1, 100) in after["order_lines"], "nothing deleted"
+
+
+def test_a_session_era_client_on_a_stateless_server_is_told_at_once(served):
+    """Before 2026-07-28 approval is an elicitation sent on the client's session; a stateless
+    server has none to send it on: the client gets approval_unavailable at once (not after the
+    approval timeout), naming the way out, and nothing changes."""
+    url, path = served
+    before = fingerprint(path)
+    r = call(url, Approver(), UPDATE_7, mode="legacy")
+    assert err(r) and sc(r)["code"] == "approval_unavailable", sc(r)
+    assert "2026-07-28" in sc(r)["hint"], sc(r)
+    assert fingerprint(path) == before
