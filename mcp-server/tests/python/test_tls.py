@@ -162,3 +162,40 @@ def test_the_sdk_oauth_client_is_served_over_https(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_oidc_provider_tokens_over_https_with_the_sdk(tmp_path):
+    """The real authorization server (oidc-provider, tests/oidc) and sqlgate over HTTPS: the
+    SDK's OAuth client, given only the https URL, finds the provider from the 401 and is served
+    with a token for that resource."""
+    from oidc import SECRET, Provider, require_node, rsa_key
+    require_node()
+    servers = Ca("server CA")
+    cert, key = servers.issue(tmp_path, "server", "sqlgate", server=True)
+    servers_pem = servers.write(tmp_path, "servers")
+    port = free_port()
+    url = f"https://127.0.0.1:{port}/mcp"
+    jwk, _ = rsa_key("k1")
+    provider = Provider(tmp_path, [jwk], [{"client_id": "report-agent", "client_secret": SECRET,
+                                           "resource_scope": "sql:read"}], [url])
+    proc = None
+    try:
+        config = tmp_path / "sqlgate.toml"
+        config.write_text(f'demo = true\ntls_cert_file = "{cert}"\ntls_key_file = "{key}"\n'
+                          f'[oauth]\nissuer = "{provider.url}"\nresource = "{url}"\n')
+        proc = start(config, port)
+
+        async def main():
+            auth = ClientCredentialsOAuthProvider(
+                server_url=url, storage=Memory(), client_id="report-agent", client_secret=SECRET,
+                scope="sql:read", issuer=provider.url)
+            http = httpx2.AsyncClient(auth=auth, verify=tls_context(servers_pem))
+            return await order_customers(url, http)
+
+        assert len(asyncio.run(main())) > 1
+        assert [(g["client_id"], g["resource"]) for g in provider.issued()] == [("report-agent", url)]
+    finally:
+        if proc:
+            proc.terminate()
+            proc.wait(timeout=10)
+        provider.stop()
