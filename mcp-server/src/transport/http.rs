@@ -1,6 +1,7 @@
 //! Streamable HTTP transport: who is calling ([`super::identify`]: a static bearer token or a
 //! verified JWT), the protected resource metadata (OAuth), Origin validation, body cap (413),
-//! loopback-only without a credential, optional stateless mode.
+//! each POST body judged before rmcp reads it ([`super::http_body`]: a refused one answered with
+//! a JSON-RPC error), loopback-only without a credential, optional stateless mode.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,6 +21,8 @@ use super::auth::challenge::Challenge;
 use super::auth::check_bind;
 use super::auth::jwt::{JwtVerifier, OAuthSettings};
 use super::auth::metadata::{metadata_paths, metadata_url, ResourceMetadata};
+use super::frame::{FrameLimits, Reject};
+use super::http_body::{answer, screen};
 pub use super::identify::Credential;
 use super::identify::Identify;
 use crate::audit::Audit;
@@ -63,6 +66,7 @@ pub struct HttpRoute {
 struct Dispatch<M: SessionManager> {
     identify: Identify,
     services: Vec<StreamableHttpService<SqlGateServer, M>>,
+    limits: FrameLimits,
 }
 
 /// Picks the route before rmcp sees the request, and hands it the verified caller: each
@@ -80,6 +84,10 @@ async fn dispatch<M: SessionManager>(
     if let Some(caller) = caller {
         req.extensions_mut().insert(caller);
     }
+    let req = match screen(req, d.limits).await {
+        Ok(req) => req,
+        Err(answer) => return answer,
+    };
     match d.services.get(index) {
         Some(service) => service.handle(req).await.into_response(),
         None => (StatusCode::INTERNAL_SERVER_ERROR, "no such route\n").into_response(),
@@ -93,7 +101,11 @@ async fn gate(State(g): State<Gate>, req: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > g.max_body_bytes) {
-        return (StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n").into_response();
+        let limits = FrameLimits {
+            max_bytes: g.max_body_bytes,
+            ..FrameLimits::default()
+        };
+        return answer(&Reject::too_large(limits, None));
     }
     next.run(req).await
 }
@@ -131,7 +143,15 @@ fn router<M: SessionManager + Default>(
         .into_iter()
         .map(|r| service(r.engine, audit.clone(), M::default(), config.clone()))
         .collect();
-    let state = Arc::new(Dispatch { identify, services });
+    let limits = FrameLimits {
+        max_bytes: config.max_request_body_bytes,
+        ..FrameLimits::default()
+    };
+    let state = Arc::new(Dispatch {
+        identify,
+        services,
+        limits,
+    });
     let mut router =
         axum::Router::new().route("/mcp", axum::routing::any(dispatch::<M>).with_state(state));
     if let Some(v) = verifier {

@@ -1,8 +1,12 @@
 //! How MCP requests reach the tools: streamable HTTP ([`http`]: router, Origin check, body cap)
 //! with static bearer tokens or OAuth access tokens ([`auth`], [`identify`]), or stdio
-//! ([`stdio`]).
+//! ([`stdio`]); over both, each message is bounded and a refused one answered ([`frame`],
+//! [`json_scan`]).
 
 pub mod auth;
+pub mod frame;
 pub mod http;
+pub mod http_body;
 pub mod identify;
+pub mod json_scan;
 pub mod stdio;
