@@ -1,6 +1,7 @@
 //! The MCP server: seven tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
 //! `run_mutation` in a write mode, `audit_verify`, `server_info`) over an [`Engine`], with output
-//! schemas, structured content, a text rendering and the MCP hints. Every call is audited.
+//! schemas, structured content, a text rendering and the MCP hints. Every call is audited, each
+//! tool's (`server_info` and `audit_verify` included) with one record.
 //!
 //! One tool per file (its arguments, handler and text rendering); the router below holds only
 //! each tool's name, description, schema and annotations, and the audit of its call.
@@ -370,8 +371,34 @@ impl SqlGateServer {
             open_world_hint = false
         )
     )]
-    pub async fn audit_verify(&self) -> Result<CallToolResult, McpError> {
-        audit_verify::handle(self.audit.path().map(Path::to_path_buf)).await
+    pub async fn audit_verify(
+        &self,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let start = Instant::now();
+        let (rec, outcome) = match self.engine_for(&ctx, "audit_verify") {
+            Ok(_) => {
+                let outcome = audit_verify::handle(self.audit.path().map(Path::to_path_buf)).await;
+                let decision = match outcome {
+                    Ok(_) => Decision::Allow,
+                    Err(_) => Decision::Error,
+                };
+                (AuditRecord::new("audit_verify", decision), outcome)
+            }
+            Err(refused) => {
+                let (rec, result) = *refused;
+                (rec, Ok(result))
+            }
+        };
+        match outcome {
+            Ok(result) => self.audited(&ctx, rec, start, result).await,
+            // The failed call is recorded too; the client gets the error, not the placeholder.
+            Err(e) => {
+                let placeholder = CallToolResult::error(Vec::new());
+                self.audited(&ctx, rec, start, placeholder).await?;
+                Err(e)
+            }
+        }
     }
 
     /// Describes the server (never the database URL).
@@ -391,10 +418,15 @@ impl SqlGateServer {
         &self,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(match self.engine_for(&ctx, "server_info") {
-            Ok(engine) => server_info::handle(&engine, &self.audit).await,
-            Err(refused) => refused.1,
-        })
+        let start = Instant::now();
+        let (rec, result) = match self.engine_for(&ctx, "server_info") {
+            Ok(engine) => (
+                AuditRecord::new("server_info", Decision::Allow),
+                server_info::handle(&engine, &self.audit).await,
+            ),
+            Err(refused) => *refused,
+        };
+        self.audited(&ctx, rec, start, result).await
     }
 }
 

@@ -1,6 +1,7 @@
 //! Streamable HTTP transport: who is calling ([`super::identify`]: a static bearer token or a
 //! verified JWT), the protected resource metadata (OAuth), Origin validation, body cap (413),
-//! loopback-only without a credential, optional stateless mode.
+//! each POST body judged before rmcp reads it ([`super::http_body`]: a refused one answered with
+//! a JSON-RPC error), loopback-only without a credential, optional stateless mode.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,6 +21,8 @@ use super::auth::challenge::Challenge;
 use super::auth::check_bind;
 use super::auth::jwt::{JwtVerifier, OAuthSettings};
 use super::auth::metadata::{metadata_paths, metadata_url, ResourceMetadata};
+use super::frame::{FrameLimits, Reject};
+use super::http_body::{answer, screen};
 pub use super::identify::Credential;
 use super::identify::Identify;
 use super::tls::listener::{PeerCert, TlsListener};
@@ -67,6 +70,7 @@ pub struct HttpRoute {
 struct Dispatch<M: SessionManager> {
     identify: Identify,
     services: Vec<StreamableHttpService<SqlGateServer, M>>,
+    limits: FrameLimits,
 }
 
 /// Picks the route before rmcp sees the request, and hands it the verified caller: each
@@ -83,22 +87,29 @@ async fn dispatch<M: SessionManager>(
         .and_then(|c| c.0 .0.clone());
     let (index, caller) = match d.identify.route(req.headers(), peer.as_deref()).await {
         Ok(found) => found,
-        Err(mut answer) => {
-            // The request's body is left unread: without `Connection: close` a client would
-            // reuse a connection the server is closing, and its next request would fail.
-            answer
-                .headers_mut()
-                .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
-            return answer;
-        }
+        Err(answer) => return closing(answer),
     };
     if let Some(caller) = caller {
         req.extensions_mut().insert(caller);
     }
+    let req = match screen(req, d.limits).await {
+        Ok(req) => req,
+        // A body over the cap is left partly unread.
+        Err(answer) => return closing(answer),
+    };
     match d.services.get(index) {
         Some(service) => service.handle(req).await.into_response(),
         None => (StatusCode::INTERNAL_SERVER_ERROR, "no such route\n").into_response(),
     }
+}
+
+/// `response` with `Connection: close`: answered before the request's body was read, so the
+/// server closes the connection, and a client must not reuse it (its next request would fail).
+fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
+    response
 }
 
 async fn gate(State(g): State<Gate>, req: Request, next: Next) -> Response {
@@ -108,7 +119,11 @@ async fn gate(State(g): State<Gate>, req: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > g.max_body_bytes) {
-        return (StatusCode::PAYLOAD_TOO_LARGE, "request body too large\n").into_response();
+        let limits = FrameLimits {
+            max_bytes: g.max_body_bytes,
+            ..FrameLimits::default()
+        };
+        return closing(answer(&Reject::too_large(limits, None)));
     }
     next.run(req).await
 }
@@ -146,7 +161,15 @@ fn router<M: SessionManager + Default>(
         .into_iter()
         .map(|r| service(r.engine, audit.clone(), M::default(), config.clone()))
         .collect();
-    let state = Arc::new(Dispatch { identify, services });
+    let limits = FrameLimits {
+        max_bytes: config.max_request_body_bytes,
+        ..FrameLimits::default()
+    };
+    let state = Arc::new(Dispatch {
+        identify,
+        services,
+        limits,
+    });
     let mut router =
         axum::Router::new().route("/mcp", axum::routing::any(dispatch::<M>).with_state(state));
     if let Some(v) = verifier {

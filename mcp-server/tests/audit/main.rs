@@ -12,4 +12,5 @@ mod chain;
 mod common;
 mod log_files;
 mod otel;
+mod per_call;
 mod server;

@@ -161,7 +161,11 @@ async fn server_info_reports_the_audit_chain() {
     assert_eq!(v["audit"]["format"], "jsonl");
     // Header and list_tables are written; server_info's own record comes after.
     assert_eq!(v["audit"]["chain"]["next_seq"], 2, "{v}");
-    let last = lines_of(&path).pop().expect("line");
+    // The chain as server_info saw it ends at list_tables' line; its own record follows.
+    let mut lines = lines_of(&path);
+    let own: Value = serde_json::from_str(&lines.pop().expect("line")).expect("json");
+    assert_eq!(own["tool"], "server_info", "{own}");
+    let last = lines.pop().expect("line");
     let hash = sqlgate_mcp::audit::chain::sha256_hex(last.as_bytes());
     assert_eq!(v["audit"]["chain"]["last_hash"], hash.as_str());
     let _ = client.cancel().await;

@@ -75,7 +75,8 @@ async fn stdio_serves_the_named_principal_and_the_audit_names_it() {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v.get("tool").is_some())
         .collect();
-    assert_eq!(records.len(), 4, "{text}");
+    // server_info, two run_query, list_tables, describe_table: one record each.
+    assert_eq!(records.len(), 5, "{text}");
     assert!(records.iter().all(|r| r["principal"] == "globex"), "{text}");
 }
 
