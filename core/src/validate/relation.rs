@@ -126,11 +126,16 @@ pub(super) fn data_in_name(name: &ObjectName) -> Option<&'static str> {
         if v.starts_with('@') {
             return Some("is a stage (files)");
         }
-        if v.contains(['/', '\\']) || v.contains("://") {
-            return Some("is a file path or URL");
-        }
-        if v.contains(['*', '?', '[']) {
-            return Some("is a pattern over several tables (it can match denied tables)");
+        // One pass over the name (every function call comes here): a URL has a `/` too.
+        if let Some(b) = v
+            .bytes()
+            .find(|b| matches!(b, b'/' | b'\\' | b'*' | b'?' | b'['))
+        {
+            return Some(if matches!(b, b'/' | b'\\') {
+                "is a file path or URL"
+            } else {
+                "is a pattern over several tables (it can match denied tables)"
+            });
         }
         if ident.quote_style == Some('\'') {
             return Some("is a string (a file path or a stage), not a name");
