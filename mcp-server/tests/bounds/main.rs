@@ -6,6 +6,9 @@
 //! client may lose its connection, and the server's peak RSS (`VmHWM`) must stay under
 //! [`PEAK_RSS_MIB`]. The demo (SQLite) always runs; PostgreSQL with `SQLGATE_CHINOOK_URL`,
 //! MariaDB / MySQL with `SQLGATE_MARIADB_CHINOOK_URL` (skipped without them unless `CI=true`).
+//! DuckDB (feature `duckdb`) on a small file of its own, its peak under [`DUCKDB_PEAK_RSS_MIB`]
+//! (DuckDB runs in the server's process, bounded by its `max_memory`).
+//! `row_filters`: PostgreSQL results under a row filter keep their meaning.
 
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -13,6 +16,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod load;
+mod row_filters;
 
 use load::{run_load, Engine};
 
@@ -54,6 +58,43 @@ const MYSQL_ATTACKS: &[&str] = &[
     "SELECT a.Name, count(*) AS n FROM Track a, Track b GROUP BY a.Name, b.Name ORDER BY n DESC",
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) AS n FROM r",
 ];
+
+/// DuckDB: its default `max_memory` (536 MB) and the server around it, in MiB.
+#[cfg(feature = "duckdb")]
+const DUCKDB_PEAK_RSS_MIB: u64 = 700;
+
+/// DuckDB: generated values, generated rows, hash tables and recursion, stopped by its
+/// `max_memory` or the statement timeout.
+#[cfg(feature = "duckdb")]
+const DUCKDB_ATTACKS: &[&str] = &[
+    "SELECT length(repeat('x', 200000000)) AS n",
+    "SELECT count(*) AS n FROM range(100000000) a, range(100000000) b",
+    "SELECT count(DISTINCT a.range * 100000000 + b.range) AS n FROM range(100000) a, range(10000) b",
+    "SELECT length(string_agg(repeat('x', 1000), '')) AS n FROM range(10000000)",
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) AS n FROM r",
+];
+
+#[cfg(feature = "duckdb")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn duckdb_holds_under_allocation_attacks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("small.duckdb");
+    let conn = duckdb::Connection::open(&path).expect("create");
+    conn.execute_batch("CREATE TABLE t AS SELECT range AS i FROM range(1000)")
+        .expect("fill");
+    drop(conn);
+    let report = run_load(&Engine {
+        name: "duckdb",
+        args: vec![
+            "--database-url".into(),
+            format!("duckdb:{}", path.display()),
+        ],
+        attacks: DUCKDB_ATTACKS,
+        plain: "SELECT count(*) AS n FROM t",
+    })
+    .await;
+    assert!(report.peak_rss_mib < DUCKDB_PEAK_RSS_MIB, "{report:?}");
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_demo_holds_under_allocation_attacks() {

@@ -8,7 +8,7 @@ use rusqlite::limits::Limit;
 use rusqlite::Connection;
 
 use super::error::map_err;
-use crate::backend::DbError;
+use crate::backend::{DbError, DbErrorCode};
 
 /// The least length bound, whatever the result cap: values this large are ordinary.
 const MIN_LENGTH: usize = 4 << 20;
@@ -35,6 +35,19 @@ pub(super) fn bound_length(conn: &Connection, max_bytes: usize) -> Result<(), Db
     conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, length_limit(max_bytes))
         .map(drop)
         .map_err(map_err)
+}
+
+/// `err` naming the length bound when it is SQLite's `SQLITE_TOOBIG` for a result cap of
+/// `max_bytes`, so that the operator knows which setting moves it.
+pub(super) fn explain(mut err: DbError, max_bytes: usize) -> DbError {
+    if err.code == DbErrorCode::ResourceLimit && err.sqlstate.as_deref() == Some("SQLITE_18") {
+        err.message = format!(
+            "{} (at most {} bytes per value or row: 4 x --max-result-bytes)",
+            err.message,
+            length_limit(max_bytes)
+        );
+    }
+    err
 }
 
 /// Lowers the process-wide SQLite heap limit to [`HEAP_LIMIT`] (a no-op once it is).
@@ -78,12 +91,9 @@ mod tests {
             "SELECT length(zeroblob(900000000))",
         ] {
             let err = conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap_err();
-            let mapped = map_err(err);
-            assert_eq!(
-                mapped.code,
-                crate::backend::DbErrorCode::ResourceLimit,
-                "{sql}"
-            );
+            let mapped = explain(map_err(err), 1 << 20);
+            assert_eq!(mapped.code, DbErrorCode::ResourceLimit, "{sql}");
+            assert!(mapped.message.contains("at most 4194304 bytes"), "{mapped}");
             assert!(!mapped.retryable, "{sql}");
         }
     }

@@ -7,7 +7,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use serde_json::Value;
 
-use super::bounds::bound_length;
+use super::bounds::{bound_length, explain};
 use super::error::map_err;
 use super::SqliteBackend;
 use crate::backend::{
@@ -39,7 +39,7 @@ impl SqliteBackend {
         if !interrupted && conn.is_autocommit() {
             self.idle.put(conn, id);
         }
-        result
+        result.map_err(|e| explain(e, limits.max_bytes))
     }
 }
 

@@ -4,7 +4,7 @@
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
-use super::bounds::{bound_heap, bound_length};
+use super::bounds::{bound_heap, bound_length, explain};
 use super::error::map_err;
 use super::read::value_of;
 use super::SqliteBackend;
@@ -94,5 +94,6 @@ impl SqliteBackend {
             move || transaction(&conn, &sql, limits, finish),
         )
         .await
+        .map_err(|e| explain(e, limits.max_bytes))
     }
 }
