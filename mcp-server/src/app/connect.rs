@@ -12,6 +12,7 @@ use crate::config::{ServeConfig, Source};
 pub async fn connect(cfg: &ServeConfig) -> Result<(Backend, Policy), String> {
     let options = ConnectOptions {
         pool_size: cfg.pool_size,
+        max_result_bytes: cfg.max_result_bytes,
         statement_timeout: cfg.statement_timeout,
         require_read_only_role: cfg.require_read_only_role,
         write_mode: cfg.mode.writes().then(|| cfg.mode.as_str()),

@@ -108,7 +108,9 @@ pub async fn connect(source: &Source, options: &ConnectOptions) -> Result<Backen
     })
 }
 
-/// Opens a DuckDB file read-only; a write mode refuses to start (DuckDB is never opened writable).
+/// Opens a DuckDB file read-only, its memory bounded by `--duckdb-max-memory` or a default derived
+/// from the pool and the result cap; a write mode refuses to start (DuckDB is never opened
+/// writable).
 #[cfg(feature = "duckdb")]
 fn duckdb(path: &std::path::Path, options: &ConnectOptions) -> Result<Backend, ConnectError> {
     if let Some(mode) = options.write_mode {
@@ -116,7 +118,14 @@ fn duckdb(path: &std::path::Path, options: &ConnectOptions) -> Result<Backend, C
             "--mode {mode}: DuckDB databases are served read-only; use --mode read_only"
         )));
     }
-    let backend = super::duckdb::DuckdbBackend::open(path, &options.duckdb)?;
+    let mut duckdb = options.duckdb.clone();
+    if duckdb.max_memory.is_none() {
+        duckdb.max_memory = Some(super::options::default_duckdb_max_memory(
+            options.pool_size,
+            options.max_result_bytes,
+        ));
+    }
+    let backend = super::duckdb::DuckdbBackend::open(path, &duckdb)?;
     Ok(Backend::Duckdb(backend))
 }
 

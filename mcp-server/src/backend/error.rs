@@ -32,6 +32,10 @@ pub enum DbErrorCode {
     /// The planner's estimate of the approved read is over `--max-cost` or
     /// `--max-estimated-rows`; nothing ran.
     TooExpensive,
+    /// The engine stopped the statement at one of the server's resource bounds (a value or row
+    /// too long, the engine's memory or temporary-file bound); retryable when the bound is
+    /// shared with other queries (SQLite's heap, DuckDB's memory).
+    ResourceLimit,
 }
 
 impl DbErrorCode {
@@ -65,6 +69,17 @@ impl DbError {
         DbError {
             hint: Some(advice),
             ..DbError::new(DbErrorCode::TooExpensive, format!("not run: {why}"))
+        }
+    }
+
+    /// The engine's refusal at a resource bound: `what` ran over, in the engine's `message`.
+    pub fn resource_limit(what: &str, message: impl std::fmt::Display, retryable: bool) -> Self {
+        DbError {
+            retryable,
+            ..DbError::new(
+                DbErrorCode::ResourceLimit,
+                format!("the query ran over the server's bound on {what}: {message}"),
+            )
         }
     }
 

@@ -157,7 +157,8 @@ pub struct ServeArgs {
     /// Publish only these tools (comma-separated); the rest are neither listed nor callable.
     #[arg(long, value_delimiter = ',')]
     pub tools: Option<Vec<String>>,
-    /// DuckDB's memory limit (`max_memory`), e.g. `1GB`; default DuckDB's.
+    /// DuckDB's memory limit (`max_memory`), e.g. `1GB`; default 64 result caps per pooled
+    /// query, at least 256 MB.
     #[arg(long)]
     pub duckdb_max_memory: Option<String>,
     /// DuckDB's worker threads; default 2.

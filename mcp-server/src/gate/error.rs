@@ -77,6 +77,10 @@ impl ToolError {
                 Some("the operator must connect with a read-only database role".to_string())
             }
             DbErrorCode::TooExpensive => e.hint.clone(),
+            DbErrorCode::ResourceLimit => Some(
+                "the query would build more than the server allows; compute less at once (smaller generated values or series, aggregate before joining, a bound on recursion)"
+                    .to_string(),
+            ),
         };
         ToolError {
             code: e.code.into(),

@@ -146,6 +146,10 @@ pub(super) fn map_err(e: duckdb::Error, timed_out: bool) -> DbError {
             "the query ran over the statement timeout and was interrupted",
         );
     }
+    if message.contains("Out of Memory") {
+        // max_memory is shared by every query: it may pass when the others are done.
+        return DbError::resource_limit("DuckDB's memory (max_memory)", message, true);
+    }
     DbError::new(DbErrorCode::DatabaseError, message)
 }
 

@@ -1,4 +1,5 @@
-//! MySQL / MariaDB errors to the backend's typed error: the server codes that mean a timeout,
+//! MySQL / MariaDB errors to the backend's typed error: the server codes that mean a timeout or
+//! a resource bound,
 //! and the causes of a failed connection in words that never include the URL.
 
 use crate::backend::{DbError, DbErrorCode};
@@ -10,6 +11,10 @@ pub fn map_err(e: &mysql_async::Error) -> DbError {
             let code = match s.code {
                 // MySQL's max_execution_time, MariaDB's max_statement_time, KILL QUERY.
                 3024 | 1969 | 1317 => DbErrorCode::QueryTimeout,
+                // Out of memory, sort memory or resources; a temporary table over
+                // tmp_disk_table_size ("table is full"); over max_join_size; the range
+                // optimizer's memory.
+                1037 | 1038 | 1041 | 1114 | 1104 | 3170 => DbErrorCode::ResourceLimit,
                 _ => DbErrorCode::DatabaseError,
             };
             let mut err = DbError::new(code, s.message.clone());

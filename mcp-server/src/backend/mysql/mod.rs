@@ -4,7 +4,8 @@
 //! stacked payload cannot run even if the guard missed it; `mysql_async` always announces
 //! CLIENT_MULTI_STATEMENTS, which only the text protocol honours, and agent SQL never goes
 //! through it) inside `START TRANSACTION READ ONLY` with the server-side statement timeout set
-//! (`max_execution_time` on MySQL, `max_statement_time` on MariaDB), and is always rolled back.
+//! (`max_execution_time` on MySQL, `max_statement_time` on MariaDB) and temporary tables bounded
+//! (`session_bounds`), and is always rolled back.
 //! When the client-side limit passes, the query is killed on the server (`KILL QUERY` from
 //! another connection) and its connection is closed, never returned to the pool.
 
@@ -151,18 +152,17 @@ impl MysqlBackend {
         }
     }
 
-    /// The session's statement timeout, in the server's own variable and unit.
+    /// The session's statement timeout, in the server's own variable and unit, and its memory
+    /// and temporary-table bounds ([`session_bounds`]), in one `SET`.
     fn timeout_statement(&self, timeout: Duration) -> String {
-        match self.flavor {
-            Flavor::Mysql => format!(
-                "SET SESSION max_execution_time = {}",
-                timeout.as_millis().max(1)
-            ),
+        let timeout = match self.flavor {
+            Flavor::Mysql => format!("max_execution_time = {}", timeout.as_millis().max(1)),
             Flavor::Mariadb => format!(
-                "SET SESSION max_statement_time = {:.3}",
+                "max_statement_time = {:.3}",
                 timeout.as_secs_f64().max(0.001)
             ),
-        }
+        };
+        format!("SET SESSION {timeout}, {}", session_bounds(self.flavor))
     }
 
     /// Ends a transaction's work: a connection whose transaction could not be ended, or whose
@@ -195,6 +195,38 @@ impl MysqlBackend {
     pub async fn close(self) {
         let _ = self.pool.disconnect().await;
     }
+}
+
+/// The most memory an in-memory temporary table gets before it moves to disk: 16 MiB (the
+/// servers' default).
+const TMP_TABLE_BYTES: u64 = 16 << 20;
+/// The most disk a temporary table gets (MariaDB's `tmp_disk_table_size`; MySQL has no session
+/// bound on disk): 1 GiB.
+const TMP_DISK_TABLE_BYTES: u64 = 1 << 30;
+
+/// The session's bounds on temporary tables, never above the server's own (`LEAST` with the
+/// global value): `tmp_table_size` and `max_heap_table_size`, and on MariaDB
+/// `tmp_disk_table_size`. A value is bounded by `max_allowed_packet`, which a session may not
+/// lower: over it a function returns NULL with warning 1301.
+fn session_bounds(flavor: Flavor) -> String {
+    let mut set = format!(
+        "tmp_table_size = {}, max_heap_table_size = {}",
+        least("tmp_table_size", TMP_TABLE_BYTES),
+        least("max_heap_table_size", TMP_TABLE_BYTES)
+    );
+    if flavor == Flavor::Mariadb {
+        set.push_str(&format!(
+            ", tmp_disk_table_size = {}",
+            least("tmp_disk_table_size", TMP_DISK_TABLE_BYTES)
+        ));
+    }
+    set
+}
+
+/// The global `variable`, or `bytes` when that is less. Cast: MariaDB sets a session variable
+/// to 1024 from `LEAST` of an unsigned maximum (`tmp_disk_table_size`'s default) and an integer.
+fn least(variable: &str, bytes: u64) -> String {
+    format!("CAST(LEAST(@@GLOBAL.{variable}, {bytes}) AS UNSIGNED)")
 }
 
 /// Opens the transaction (`READ ONLY` or `READ WRITE`) and sets the session's statement timeout

@@ -1,5 +1,5 @@
-//! PostgreSQL errors to the backend's typed error: the SQLSTATE classes that mean a timeout or an
-//! unavailable database, and the causes of a failed connection in words an operator can act on.
+//! PostgreSQL errors to the backend's typed error: the SQLSTATE classes that mean a timeout, a
+//! resource bound or an unavailable database, and the causes of a failed connection in words an operator can act on.
 
 use tokio_postgres::error::SqlState;
 
@@ -12,6 +12,8 @@ pub fn map_err(e: &tokio_postgres::Error) -> DbError {
         let state = code.code().to_string();
         let (kind, retryable) = if *code == SqlState::QUERY_CANCELED {
             (DbErrorCode::QueryTimeout, false)
+        } else if let Some(retryable) = resource_limit(code) {
+            (DbErrorCode::ResourceLimit, retryable)
         } else if state.starts_with("08")
             || state.starts_with("53")
             || state.starts_with("57P")
@@ -48,6 +50,20 @@ pub fn map_err(e: &tokio_postgres::Error) -> DbError {
             connect_cause(e)
         ),
     )
+}
+
+/// Whether `code` is a resource bound the query ran over (`temp_file_limit`, out of memory, a
+/// value over PostgreSQL's 1 GB), and if so whether it may pass later (memory is shared).
+fn resource_limit(code: &SqlState) -> Option<bool> {
+    if *code == SqlState::OUT_OF_MEMORY {
+        Some(true)
+    } else if *code == SqlState::CONFIGURATION_LIMIT_EXCEEDED
+        || *code == SqlState::PROGRAM_LIMIT_EXCEEDED
+    {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 pub(crate) fn pool_err(e: &deadpool_postgres::PoolError) -> DbError {

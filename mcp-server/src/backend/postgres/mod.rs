@@ -1,10 +1,11 @@
 //! PostgreSQL backend: a deadpool connection pool (`tls` reads libpq's `sslmode`). Approved SQL
 //! runs through the extended protocol only, inside a transaction with `SET LOCAL
-//! statement_timeout`: reads (`read`) in `BEGIN READ ONLY`, always rolled back; mutations
+//! statement_timeout` and the memory bounds the role may set (`bounds`): reads (`read`) in `BEGIN READ ONLY`, always rolled back; mutations
 //! (`write`) in `BEGIN READ WRITE`. `introspect` reads the system catalogs, `plan` the planner's
 //! estimate, `render` decodes values from the binary wire format, `error` maps SQLSTATEs to
 //! stable codes and `hints` turns them into advice for the agent.
 
+mod bounds;
 mod error;
 pub mod hints;
 mod introspect;
@@ -20,6 +21,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use sqlgate::{Dialect, QueryClass};
 use tokio_postgres::NoTls;
 
+use self::bounds::Bounds;
 use self::error::{map_err, pool_err};
 use self::tls::{sslmode, tls_config, TlsMode};
 use crate::backend::cost::Estimate;
@@ -32,6 +34,8 @@ use crate::backend::{
 pub struct PgBackend {
     pool: Pool,
     warnings: Vec<String>,
+    /// What each transaction sets locally besides the statement timeout.
+    bounds: Bounds,
 }
 
 impl PgBackend {
@@ -69,8 +73,11 @@ impl PgBackend {
         let mut backend = PgBackend {
             pool,
             warnings: Vec::new(),
+            bounds: Bounds::default(),
         };
         backend.warnings = backend.inspect_role().await?;
+        let client = backend.pool.get().await.map_err(|e| pool_err(&e))?;
+        backend.bounds = Bounds::probe(&client).await?;
         if require_read_only_role && !backend.warnings.is_empty() {
             return Err(DbError::new(
                 DbErrorCode::RoleNotReadOnly,

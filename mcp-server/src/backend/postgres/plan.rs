@@ -43,7 +43,8 @@ impl PgBackend {
             let plan = plan_json(&client, &explain).await?;
             Ok(plan.and_then(|p| from_postgres_plan(&p)))
         };
-        let work = in_read_only_transaction(&client, timeout, plan);
+        let setup = self.bounds.begin_sql("BEGIN READ ONLY", timeout);
+        let work = in_read_only_transaction(&client, &setup, plan);
         let outcome = tokio::time::timeout(timeout + GRACE, work).await;
         settle(client, outcome, "EXPLAIN ran over the statement timeout").await
     }

@@ -26,29 +26,19 @@ pub(crate) fn slice_iter<'a>(
 /// How long past the statement timeout the client waits before it cancels the query itself.
 pub(super) const GRACE: Duration = Duration::from_secs(5);
 
-/// The simple query that opens a transaction: `begin` (`BEGIN READ ONLY` or `BEGIN READ WRITE`)
-/// and its `SET LOCAL statement_timeout` (our constant text and an integer, never the agent's SQL).
-fn begin_sql(begin: &str, timeout: Duration) -> String {
-    format!(
-        "{begin}; SET LOCAL statement_timeout = {}",
-        timeout.as_millis().max(1)
-    )
-}
-
-/// Opens a transaction and prepares `sql` in one round trip: the BEGIN ([`begin_sql`]) pipelined
+/// Opens a transaction and prepares `sql` in one round trip: the BEGIN (`setup`, from
+/// [`Bounds::begin_sql`](super::bounds::Bounds::begin_sql)) pipelined
 /// with the Parse of the approved SQL (the extended protocol, which takes exactly one statement).
 /// The outer error means the transaction did not open (the connection cannot be trusted); the
 /// inner one that `sql` did not prepare (the transaction is open and must be ended).
 pub(super) async fn begin_and_prepare(
     client: &tokio_postgres::Client,
-    begin: &str,
+    setup: &str,
     sql: &str,
-    timeout: Duration,
 ) -> Result<Result<tokio_postgres::Statement, DbError>, DbError> {
-    let setup = begin_sql(begin, timeout);
     // `join` polls in order, and tokio-postgres sends each request on its future's first poll:
     // the server reads the BEGIN before the Parse.
-    let (begun, prepared) = join(client.batch_execute(&setup), client.prepare(sql)).await;
+    let (begun, prepared) = join(client.batch_execute(setup), client.prepare(sql)).await;
     begun.map_err(|e| map_err(&e))?;
     Ok(prepared.map_err(|e| map_err(&e)))
 }
@@ -99,7 +89,7 @@ pub(super) async fn collect_rows(
 }
 
 /// Runs `statement` inside a read-only transaction of its own, in one round trip: our BEGIN and
-/// SET LOCAL ([`begin_sql`]), the statement's one request, and ROLLBACK are sent together
+/// SET LOCAL (`setup`, from [`Bounds::begin_sql`](super::bounds::Bounds::begin_sql) for `BEGIN READ ONLY`), the statement's one request, and ROLLBACK are sent together
 /// (pipelined) and answered in order. Returns its result and whether the transaction ended.
 ///
 /// `statement` must send its request on its first poll, as every tokio-postgres call does:
@@ -109,12 +99,11 @@ pub(super) async fn collect_rows(
 /// SET LOCAL aborts the transaction and with it the statement.
 pub(super) async fn in_read_only_transaction<T>(
     client: &tokio_postgres::Client,
-    timeout: Duration,
+    setup: &str,
     statement: impl Future<Output = Result<T, DbError>>,
 ) -> (Result<T, DbError>, bool) {
-    let setup = begin_sql("BEGIN READ ONLY", timeout);
     let (begun, result, rolled_back) = join3(
-        client.batch_execute(&setup),
+        client.batch_execute(setup),
         statement,
         client.batch_execute("ROLLBACK"),
     )
@@ -159,6 +148,7 @@ async fn read_rows(
 /// read-only transaction, rolled back. The flag says whether the transaction ended.
 async fn describe(
     client: &tokio_postgres::Client,
+    setup: &str,
     sql: &str,
     limits: QueryLimits,
 ) -> (Result<QueryResult, DbError>, bool) {
@@ -166,7 +156,7 @@ async fn describe(
         let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
         Ok(collector_for(stmt.columns(), limits).0.result)
     };
-    in_read_only_transaction(client, limits.timeout, prepare).await
+    in_read_only_transaction(client, setup, prepare).await
 }
 
 /// Ends a transaction's work on `client`: `outcome` is the work's result and whether its COMMIT
@@ -204,12 +194,13 @@ impl PgBackend {
         limits: QueryLimits,
     ) -> Result<QueryResult, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let setup = self.bounds.begin_sql("BEGIN READ ONLY", limits.timeout);
         let work = async {
             let read = read_rows(&client, sql, limits);
-            match in_read_only_transaction(&client, limits.timeout, read).await {
+            match in_read_only_transaction(&client, &setup, read).await {
                 (Ok(Some(result)), ended) => (Ok(result), ended),
                 (Ok(None), ended) => {
-                    let (described, described_ended) = describe(&client, sql, limits).await;
+                    let (described, described_ended) = describe(&client, &setup, sql, limits).await;
                     (described, ended && described_ended)
                 }
                 (Err(e), ended) => (Err(e), ended),

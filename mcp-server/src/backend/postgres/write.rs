@@ -26,18 +26,18 @@ impl PgBackend {
         finish: Finish,
     ) -> Result<MutationRun, DbError> {
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let setup = self.bounds.begin_sql("BEGIN READ WRITE", limits.timeout);
         let work = async {
-            let mut result =
-                match begin_and_prepare(&client, "BEGIN READ WRITE", sql, limits.timeout).await {
-                    Err(e) => return (Err(e), false),
-                    Ok(Err(e)) => Err(e),
-                    Ok(Ok(stmt)) => collect_rows(&client, &stmt, limits, true).await,
-                }
-                .map(|(returning, affected_rows)| MutationRun {
-                    affected_rows,
-                    returning,
-                    committed: false,
-                });
+            let mut result = match begin_and_prepare(&client, &setup, sql).await {
+                Err(e) => return (Err(e), false),
+                Ok(Err(e)) => Err(e),
+                Ok(Ok(stmt)) => collect_rows(&client, &stmt, limits, true).await,
+            }
+            .map(|(returning, affected_rows)| MutationRun {
+                affected_rows,
+                returning,
+                committed: false,
+            });
             let commit = matches!(&result, Ok(r) if finish.commits(r.affected_rows));
             let end = if commit { "COMMIT" } else { "ROLLBACK" };
             match client.batch_execute(end).await {

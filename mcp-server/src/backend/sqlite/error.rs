@@ -1,5 +1,5 @@
 //! SQLite errors to the backend's typed error: an interrupt is the timeout, a busy or locked
-//! file is unavailable, and the extended result code stands in for a SQLSTATE.
+//! file is unavailable, a value over the length bound or a full heap is `resource_limit`, and the extended result code stands in for a SQLSTATE.
 
 use crate::backend::{DbError, DbErrorCode};
 
@@ -13,6 +13,18 @@ pub(super) fn map_err(e: rusqlite::Error) -> DbError {
                     "the query ran over the statement timeout and was interrupted",
                 )
             }
+            rusqlite::ErrorCode::TooBig => {
+                return with_code(
+                    DbError::resource_limit("the length of a value or row", &e, false),
+                    f.extended_code,
+                )
+            }
+            rusqlite::ErrorCode::OutOfMemory => {
+                return with_code(
+                    DbError::resource_limit("SQLite's memory", &e, true),
+                    f.extended_code,
+                )
+            }
             rusqlite::ErrorCode::DatabaseBusy
             | rusqlite::ErrorCode::DatabaseLocked
             | rusqlite::ErrorCode::CannotOpen => {
@@ -20,9 +32,16 @@ pub(super) fn map_err(e: rusqlite::Error) -> DbError {
             }
             _ => {}
         }
-        let mut err = DbError::new(DbErrorCode::DatabaseError, e.to_string());
-        err.sqlstate = Some(format!("SQLITE_{}", f.extended_code));
-        return err;
+        return with_code(
+            DbError::new(DbErrorCode::DatabaseError, e.to_string()),
+            f.extended_code,
+        );
     }
     DbError::new(DbErrorCode::DatabaseError, e.to_string())
+}
+
+/// `err` with SQLite's extended result code standing in for a SQLSTATE.
+fn with_code(mut err: DbError, extended_code: i32) -> DbError {
+    err.sqlstate = Some(format!("SQLITE_{extended_code}"));
+    err
 }

@@ -1,7 +1,9 @@
 //! SQLite backend: the file is opened read-only (`mode=ro`) with `PRAGMA query_only`; a query
 //! runs on a blocking thread, interrupted when the timeout passes. Read connections are kept
 //! between queries ([`IdleConnections`]), so that the schema is not read again for each one.
+//! Every connection is bounded in memory by SQLite itself ([`bounds`]).
 
+mod bounds;
 mod error;
 pub mod hints;
 mod idle;
@@ -71,7 +73,7 @@ impl SqliteBackend {
     }
 }
 
-/// Opens `path` read-only with `query_only` on.
+/// Opens `path` read-only with `query_only` on, under the process-wide heap limit.
 pub fn connect_read_only(path: &Path) -> Result<Connection, DbError> {
     let uri = format!("file:{}?mode=ro", path.display());
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
@@ -85,6 +87,7 @@ pub fn connect_read_only(path: &Path) -> Result<Connection, DbError> {
     })?;
     conn.pragma_update(None, "query_only", true)
         .map_err(map_err)?;
+    bounds::bound_heap(&conn)?;
     Ok(conn)
 }
 

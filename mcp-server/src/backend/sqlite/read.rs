@@ -1,11 +1,13 @@
 //! SQLite reads: approved SQL on a read-only connection (`mode=ro`, `query_only`), refused when
-//! SQLite reports the statement writes, on a blocking thread interrupted at the timeout.
+//! SQLite reports the statement writes, on a blocking thread interrupted at the timeout, no
+//! value longer than the result cap allows ([`bound_length`]).
 
 use base64::Engine;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use serde_json::Value;
 
+use super::bounds::{bound_length, explain};
 use super::error::map_err;
 use super::SqliteBackend;
 use crate::backend::{
@@ -37,7 +39,7 @@ impl SqliteBackend {
         if !interrupted && conn.is_autocommit() {
             self.idle.put(conn, id);
         }
-        result
+        result.map_err(|e| explain(e, limits.max_bytes))
     }
 }
 
@@ -55,6 +57,7 @@ pub(super) fn value_of(v: ValueRef<'_>) -> Value {
 }
 
 fn run(conn: &Connection, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+    bound_length(conn, limits.max_bytes)?;
     let mut stmt = conn.prepare(sql).map_err(map_err)?;
     if !stmt.readonly() {
         return Err(DbError::new(

@@ -4,6 +4,7 @@
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
+use super::bounds::{bound_heap, bound_length, explain};
 use super::error::map_err;
 use super::read::value_of;
 use super::SqliteBackend;
@@ -27,6 +28,7 @@ fn connect_read_write(backend: &SqliteBackend) -> Result<Connection, DbError> {
     })?;
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .map_err(map_err)?;
+    bound_heap(&conn)?;
     Ok(conn)
 }
 
@@ -63,6 +65,7 @@ fn transaction(
     limits: QueryLimits,
     finish: Finish,
 ) -> Result<MutationRun, DbError> {
+    bound_length(conn, limits.max_bytes)?;
     conn.execute_batch("BEGIN IMMEDIATE").map_err(map_err)?;
     let result = run_counted(conn, sql, limits);
     let commit = matches!(&result, Ok(r) if finish.commits(r.affected_rows));
@@ -91,5 +94,6 @@ impl SqliteBackend {
             move || transaction(&conn, &sql, limits, finish),
         )
         .await
+        .map_err(|e| explain(e, limits.max_bytes))
     }
 }

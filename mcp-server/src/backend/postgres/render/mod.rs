@@ -3,7 +3,8 @@
 //! Integers and floats are numbers; numeric is a number when it fits an f64 exactly and a string
 //! otherwise; date/time types are ISO 8601; interval is an ISO 8601 duration; uuid, inet, enums and
 //! text types are strings; json/jsonb are JSON; arrays are (nested) arrays; bytea is base64;
-//! composites are objects; ranges are their text form. Anything else is its UTF-8 text when the
+//! composites are objects (anonymous records keyed `f1`, `f2`, ... with each field decoded by the
+//! type it carries); ranges are their text form. Anything else is its UTF-8 text when the
 //! bytes are text, base64 otherwise. No type makes rendering fail.
 
 use base64::Engine;
@@ -226,6 +227,7 @@ fn decode(ty: &Type, raw: &[u8]) -> Option<Value> {
         Kind::Domain(base) => return decode(base, raw),
         Kind::Composite(fields) => return composite(fields, raw),
         Kind::Range(sub) => return range(sub, raw),
+        _ if *ty == Type::RECORD => return record(raw),
         _ => {}
     }
     match *ty {
@@ -395,32 +397,68 @@ fn array(elem: &Type, raw: &[u8]) -> Option<Value> {
     Some(nest(&dims, &mut values.into_iter()))
 }
 
-fn composite(fields: &[tokio_postgres::types::Field], raw: &[u8]) -> Option<Value> {
+/// A field of a composite: its type's OID and its bytes (`None`: NULL).
+type RecordField<'a> = (u32, Option<&'a [u8]>);
+
+/// A composite's fields in the binary form: the count, then for each field its type's OID, its
+/// length (`-1`: NULL) and its bytes.
+fn record_fields(raw: &[u8]) -> Option<Vec<RecordField<'_>>> {
     let count = usize::try_from(be_i32(raw, 0)?).ok()?;
     let mut at = 4;
-    let mut map = Map::new();
-    for i in 0..count {
-        let _oid = be_i32(raw, at)?;
+    let mut fields = Vec::with_capacity(count.min(raw.len() / 8));
+    for _ in 0..count {
+        let oid = u32::from_be_bytes(raw.get(at..at + 4)?.try_into().ok()?);
         let len = be_i32(raw, at + 4)?;
         at += 8;
-        let field = fields.get(i);
-        let name = field
-            .map(|f| f.name().to_string())
-            .unwrap_or_else(|| format!("f{}", i + 1));
-        let value = if len < 0 {
-            Value::Null
+        let bytes = if len < 0 {
+            None
         } else {
             let n = usize::try_from(len).ok()?;
-            let bytes = raw.get(at..at + n)?;
+            let bytes = raw.get(at..at.checked_add(n)?)?;
             at += n;
-            match field {
-                Some(f) => render(f.type_(), Some(bytes)),
-                None => fallback(bytes),
-            }
+            Some(bytes)
         };
+        fields.push((oid, bytes));
+    }
+    Some(fields)
+}
+
+/// A named composite: an object keyed by its fields' names.
+fn composite(fields: &[tokio_postgres::types::Field], raw: &[u8]) -> Option<Value> {
+    let mut map = Map::new();
+    for (i, (oid, bytes)) in record_fields(raw)?.into_iter().enumerate() {
+        let value = match fields.get(i) {
+            Some(f) => render(f.type_(), bytes),
+            None => anonymous_field(oid, bytes),
+        };
+        let name = fields
+            .get(i)
+            .map(|f| f.name().to_string())
+            .unwrap_or_else(|| format!("f{}", i + 1));
         map.insert(name, value);
     }
     Some(Value::Object(map))
+}
+
+/// An anonymous `record` (a row of a derived table, `ROW(...)`): an object keyed `f1`, `f2`, ...
+/// as PostgreSQL's own `to_json` names them, each field decoded by the type OID it carries.
+fn record(raw: &[u8]) -> Option<Value> {
+    let map = record_fields(raw)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, (oid, bytes))| (format!("f{}", i + 1), anonymous_field(oid, bytes)))
+        .collect();
+    Some(Value::Object(map))
+}
+
+/// A field known only by its type OID: decoded when the type is built in, its text (or
+/// base64) otherwise.
+fn anonymous_field(oid: u32, bytes: Option<&[u8]>) -> Value {
+    match (Type::from_oid(oid), bytes) {
+        (_, None) => Value::Null,
+        (Some(ty), bytes) => render(&ty, bytes),
+        (None, Some(bytes)) => fallback(bytes),
+    }
 }
 
 fn range(sub: &Type, raw: &[u8]) -> Option<Value> {
@@ -449,37 +487,4 @@ fn range(sub: &Type, raw: &[u8]) -> Option<Value> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numerics() {
-        // 1234.5600: ndigits 3, weight 0? use [1234, 5600] weight 0, dscale 4.
-        let raw = [0, 2, 0, 0, 0, 0, 0, 4, 0x04, 0xD2, 0x15, 0xE0];
-        assert_eq!(numeric_text(&raw).as_deref(), Some("1234.5600"));
-        // 0.0012: ndigits 1, weight -1, dscale 4, digit 12.
-        let raw = [0, 1, 0xFF, 0xFF, 0, 0, 0, 4, 0, 12];
-        assert_eq!(numeric_text(&raw).as_deref(), Some("0.0012"));
-        // -100000000: digits [1, 0, 0]? weight 2 with one digit 1 -> 1 0000 0000
-        let raw = [0, 1, 0, 2, 0x40, 0, 0, 0, 0, 1];
-        assert_eq!(numeric_text(&raw).as_deref(), Some("-100000000"));
-        assert_eq!(
-            numeric_value("12345678901234567890.5".into()),
-            Value::String("12345678901234567890.5".into())
-        );
-        assert_eq!(numeric_value("1.5".into()), serde_json::json!(1.5));
-        assert_eq!(numeric_value("42".into()), serde_json::json!(42));
-    }
-
-    #[test]
-    fn inets() {
-        assert_eq!(
-            inet(&[2, 32, 0, 4, 10, 0, 0, 1], false).as_deref(),
-            Some("10.0.0.1")
-        );
-        assert_eq!(
-            inet(&[2, 24, 1, 4, 10, 0, 0, 0], true).as_deref(),
-            Some("10.0.0.0/24")
-        );
-    }
-}
+mod tests;
