@@ -105,7 +105,9 @@ async fn sqlite_statement_is_interrupted_at_the_timeout() {
     let start = std::time::Instant::now();
     let (r, _) = engine
         // A cross join of real tables (an unbounded recursion is refused by the guard now).
-        .run_query("SELECT count(*) FROM order_lines a, order_lines b, order_lines c, order_lines d")
+        .run_query(
+            "SELECT count(*) FROM order_lines a, order_lines b, order_lines c, order_lines d",
+        )
         .await;
     let err = r.expect_err("interrupted");
     assert_eq!(err.code.as_str(), "query_timeout", "{err:?}");
