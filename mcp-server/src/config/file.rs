@@ -68,6 +68,8 @@ pub struct FileConfig {
     pub tls_key_file: Option<PathBuf>,
     /// Mutual TLS: PEM CA certificates that sign client certificates.
     pub tls_client_ca_file: Option<PathBuf>,
+    /// Mutual TLS: PEM revocation lists of the client CA.
+    pub tls_client_crl_file: Option<PathBuf>,
     /// Mutual TLS: `required` (default) or `optional` client certificates.
     pub tls_client_auth: Option<crate::transport::tls::ClientAuth>,
     /// Audit file.

@@ -136,6 +136,9 @@ pub struct ServeArgs {
     /// Mutual TLS: verify client certificates against these PEM CA certificates.
     #[arg(long)]
     pub tls_client_ca_file: Option<PathBuf>,
+    /// Mutual TLS: refuse client certificates these PEM CRLs revoke (reloaded on SIGHUP).
+    #[arg(long)]
+    pub tls_client_crl_file: Option<PathBuf>,
     /// Mutual TLS: every client presents a certificate (required, the default) or may come
     /// with a bearer token instead (optional).
     #[arg(long, value_enum)]

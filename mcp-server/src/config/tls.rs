@@ -28,12 +28,18 @@ pub fn resolve_tls(
         .clone()
         .or(from_file(&file.tls_client_ca_file));
     let client_auth = args.tls_client_auth.or(file.tls_client_auth);
+    let client_crl = args
+        .tls_client_crl_file
+        .clone()
+        .or(from_file(&file.tls_client_crl_file));
     let (cert_file, key_file) = match (cert, key) {
         (Some(c), Some(k)) => (c, k),
-        (None, None) if client_ca.is_none() && client_auth.is_none() => return Ok(None),
+        (None, None) if client_ca.is_none() && client_auth.is_none() && client_crl.is_none() => {
+            return Ok(None)
+        }
         (None, None) => {
             return Err(ConfigError(
-                "tls_client_ca_file / tls_client_auth need the server's own tls_cert_file and tls_key_file".into(),
+                "tls_client_ca_file / tls_client_auth / tls_client_crl_file need the server's own tls_cert_file and tls_key_file".into(),
             ))
         }
         (Some(_), None) => {
@@ -52,9 +58,9 @@ pub fn resolve_tls(
             "tls_cert_file serves HTTPS: add --http ADDRESS (stdio has no TLS)".into(),
         ));
     }
-    if client_ca.is_none() && client_auth.is_some() {
+    if client_ca.is_none() && (client_auth.is_some() || client_crl.is_some()) {
         return Err(ConfigError(
-            "tls_client_auth needs tls_client_ca_file (the CA that signs client certificates)"
+            "tls_client_auth and tls_client_crl_file need tls_client_ca_file (the CA that signs client certificates)"
                 .into(),
         ));
     }
@@ -63,6 +69,7 @@ pub fn resolve_tls(
         key_file,
         client_ca_file: client_ca,
         client_auth: client_auth.unwrap_or_default(),
+        client_crl_file: client_crl,
     }))
 }
 

@@ -2,11 +2,16 @@
 //! client certificates it signs, written as PEM files.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
-    Issuer, KeyPair, KeyUsagePurpose, SanType,
+    date_time_ymd, BasicConstraints, CertificateParams, CertificateRevocationListParams,
+    DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyIdMethod, KeyPair,
+    KeyUsagePurpose, RevokedCertParams, SanType, SerialNumber,
 };
+
+/// Serial numbers, unique in the test process.
+static SERIAL: AtomicU64 = AtomicU64::new(1000);
 
 /// A certificate authority.
 pub struct Ca {
@@ -15,10 +20,11 @@ pub struct Ca {
     issuer: Issuer<'static, KeyPair>,
 }
 
-/// A certificate and its key, PEM.
+/// A certificate and its key, PEM, and its serial number.
 pub struct Leaf {
     pub cert: String,
     pub key: String,
+    pub serial: u64,
 }
 
 impl Ca {
@@ -65,13 +71,41 @@ impl Ca {
         self.sign(params)
     }
 
-    fn sign(&self, params: CertificateParams) -> Leaf {
+    fn sign(&self, mut params: CertificateParams) -> Leaf {
+        let serial = SERIAL.fetch_add(1, Ordering::SeqCst);
+        params.serial_number = Some(SerialNumber::from(serial));
         let key = KeyPair::generate().expect("key");
         let cert = params.signed_by(&key, &self.issuer).expect("sign");
         Leaf {
             cert: cert.pem(),
             key: key.serialize_pem(),
+            serial,
         }
+    }
+
+    /// A CRL of this CA revoking the certificates with these serial numbers, PEM.
+    pub fn crl(&self, revoked: &[u64], number: u64) -> String {
+        let params = CertificateRevocationListParams {
+            this_update: date_time_ymd(2020, 1, 1),
+            next_update: date_time_ymd(2099, 1, 1),
+            crl_number: SerialNumber::from(number),
+            issuing_distribution_point: None,
+            revoked_certs: revoked
+                .iter()
+                .map(|s| RevokedCertParams {
+                    serial_number: SerialNumber::from(*s),
+                    revocation_time: date_time_ymd(2024, 1, 1),
+                    reason_code: None,
+                    invalidity_date: None,
+                })
+                .collect(),
+            key_identifier_method: KeyIdMethod::Sha256,
+        };
+        params
+            .signed_by(&self.issuer)
+            .expect("crl")
+            .pem()
+            .expect("pem")
     }
 }
 

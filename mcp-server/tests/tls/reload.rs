@@ -1,5 +1,6 @@
-//! SIGHUP reloads the server's certificate (renewal without a restart); a broken replacement
-//! keeps the one in force.
+//! SIGHUP reloads the server's certificate (renewal without a restart; a broken replacement
+//! keeps the one in force) and the client CA's revocation list (a revoked client certificate is
+//! refused from then on).
 
 use std::time::{Duration, Instant};
 
@@ -56,5 +57,35 @@ async fn sighup_reloads_the_certificate_and_a_broken_one_keeps_the_old() {
     let mut s = connect(&second.pem)
         .await
         .expect("still served after a failed reload");
+    assert!(s.run_query("SELECT 1 AS one").await.is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_client_certificate_is_refused_once_its_crl_is_loaded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let agents = server_pki(dir.path());
+    let servers = Ca::new("server CA");
+    servers.server().write(dir.path(), "server");
+    let a = agents.client("agent-a", "Acme", None);
+    let b = agents.client("agent-b", "Acme", Some("spiffe://acme/tenant/2"));
+    let crl = dir.path().join("agents.crl");
+    std::fs::write(&crl, agents.crl(&[], 1)).expect("crl");
+    let extra = format!("tls_client_crl_file = \"{}\"", crl.display());
+    let (server, url) = serve(dir.path(), &config(dir.path(), &extra, MTLS_PRINCIPALS));
+    let connect = |leaf| PlainHttp::connect_using(https(&servers.pem, Some(leaf)), &url);
+    connect(&a).await.expect("not revoked yet");
+
+    // The CA revokes agent-a; the server reads the new list on SIGHUP.
+    std::fs::write(&crl, agents.crl(&[a.serial], 2)).expect("crl");
+    hang_up(server.0.id());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while connect(&a).await.is_ok() {
+        assert!(
+            Instant::now() < deadline,
+            "agent-a still served after its revocation"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut s = connect(&b).await.expect("agent-b is not revoked");
     assert!(s.run_query("SELECT 1 AS one").await.is_ok());
 }

@@ -65,7 +65,7 @@ fn settings_that_cannot_work_are_refused_at_start() {
     refused(
         &format!("{tls}tls_client_auth = \"optional\"\n"),
         HTTP,
-        &["tls_client_auth needs tls_client_ca_file"],
+        &["tls_client_auth and tls_client_crl_file need tls_client_ca_file"],
     );
     refused(
         &format!("{mtls}[[principals]]\nname = \"x\"\nclient_cert = {{}}\n"),

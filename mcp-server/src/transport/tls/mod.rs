@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::pki_types::{CertificateDer, CertificateRevocationListDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
 use rustls::ServerConfig;
 
@@ -38,6 +38,9 @@ pub struct TlsSettings {
     pub client_ca_file: Option<PathBuf>,
     /// With a client CA: must every client present a certificate.
     pub client_auth: ClientAuth,
+    /// PEM certificate revocation lists of the client CA: a revoked client certificate is
+    /// refused in the handshake (reloaded on SIGHUP with the rest).
+    pub client_crl_file: Option<PathBuf>,
 }
 
 /// The rustls configuration in force, replaced whole by [`TlsConfig::reload`]: a connection
@@ -100,6 +103,18 @@ fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, S
     Ok(certs)
 }
 
+fn read_crls(path: &Path) -> Result<Vec<CertificateRevocationListDer<'static>>, String> {
+    let err = |e: &dyn std::fmt::Display| format!("tls_client_crl_file {}: {e}", path.display());
+    let crls = CertificateRevocationListDer::pem_file_iter(path)
+        .map_err(|e| err(&e))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| err(&e))?;
+    if crls.is_empty() {
+        return Err(err(&"no PEM X509 CRL in it"));
+    }
+    Ok(crls)
+}
+
 fn build(s: &TlsSettings) -> Result<ServerConfig, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let chain = read_certs(&s.cert_file, "tls_cert_file")?;
@@ -117,7 +132,11 @@ fn build(s: &TlsSettings) -> Result<ServerConfig, String> {
                     .add(cert)
                     .map_err(|e| format!("tls_client_ca_file {}: {e}", ca.display()))?;
             }
-            let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider);
+            let mut verifier =
+                WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider);
+            if let Some(crl) = &s.client_crl_file {
+                verifier = verifier.with_crls(read_crls(crl)?);
+            }
             let verifier = match s.client_auth {
                 ClientAuth::Required => verifier,
                 ClientAuth::Optional => verifier.allow_unauthenticated(),
