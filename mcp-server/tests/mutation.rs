@@ -40,18 +40,8 @@ async fn demo_engine(mode: Mode, approval_timeout: Duration) -> (Arc<Engine>, Pa
 }
 
 /// Every row of orders and order_lines, read directly.
-fn contents(path: &PathBuf) -> Vec<String> {
-    let c = rusqlite::Connection::open(path).unwrap();
-    let mut out = Vec::new();
-    for q in [
-        "SELECT id || ':' || customer_id || ':' || status FROM orders ORDER BY id",
-        "SELECT order_id || ':' || line_no || ':' || quantity FROM order_lines ORDER BY 1",
-    ] {
-        let mut s = c.prepare(q).unwrap();
-        let rows = s.query_map([], |r| r.get::<_, String>(0)).unwrap();
-        out.extend(rows.map(Result::unwrap));
-    }
-    out
+fn contents(path: &std::path::Path) -> Vec<String> {
+    common::demo_rows(path)
 }
 
 /// An approval closure answering `answer`, counting how often it is asked.

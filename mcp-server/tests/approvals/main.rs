@@ -44,17 +44,7 @@ pub fn shop(dir: &Path) -> PathBuf {
 
 /// Every row of orders and order_lines, read directly.
 pub fn contents(db: &Path) -> Vec<String> {
-    let c = rusqlite::Connection::open(db).unwrap();
-    let mut out = Vec::new();
-    for q in [
-        "SELECT id || ':' || customer_id || ':' || status FROM orders ORDER BY id",
-        "SELECT order_id || ':' || line_no || ':' || quantity FROM order_lines ORDER BY 1",
-    ] {
-        let mut s = c.prepare(q).unwrap();
-        let rows = s.query_map([], |r| r.get::<_, String>(0)).unwrap();
-        out.extend(rows.map(Result::unwrap));
-    }
-    out
+    common::demo_rows(db)
 }
 
 /// Order 7's status, read directly.
@@ -115,15 +105,7 @@ token_env = "SQLGATE_TEST_GLOBEX"
     (Server(child), url)
 }
 
-/// Stops the server when the test ends, however it ends.
-pub struct Server(pub std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+pub use fixture::Server;
 
 /// The user's answer to the approval form.
 pub fn accept(approve: bool) -> Value {

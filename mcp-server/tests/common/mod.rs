@@ -206,3 +206,18 @@ pub async fn serve_in_process_with<H: rmcp::ClientHandler>(
     });
     handler.serve(b).await.expect("client")
 }
+
+/// Every row of the demo's `orders` and `order_lines`, read directly from its SQLite file.
+pub fn demo_rows(db: &std::path::Path) -> Vec<String> {
+    let c = rusqlite::Connection::open(db).expect("open the demo database");
+    let mut out = Vec::new();
+    for q in [
+        "SELECT id || ':' || customer_id || ':' || status FROM orders ORDER BY id",
+        "SELECT order_id || ':' || line_no || ':' || quantity FROM order_lines ORDER BY 1",
+    ] {
+        let mut s = c.prepare(q).expect("prepare");
+        let rows = s.query_map([], |r| r.get::<_, String>(0)).expect("query");
+        out.extend(rows.map(|r| r.expect("row")));
+    }
+    out
+}

@@ -71,12 +71,4 @@ pub fn serve(issuer: &issuer::Issuer) -> (Server, String, tempfile::TempDir) {
     (Server(child), url, dir)
 }
 
-/// Stops the server when the test ends, however it ends.
-pub struct Server(pub std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+pub use fixture::Server;

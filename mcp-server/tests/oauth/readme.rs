@@ -3,39 +3,20 @@
 //! README's, signing tokens shaped as each provider's: a customer agent's token sees its
 //! customer's invoices only; a staff token sees every customer's, and no email.
 
-use std::path::Path;
-
 use jsonwebtoken::Algorithm;
 use serde_json::json;
 
 use crate::common::{call, chinook_url, query_ok};
-use crate::fixture::http_client;
+use crate::fixture::{http_client, readme_blocks};
 use crate::issuer::{sign, Issuer};
 use crate::{keys, start, Server};
 
 const README_ISSUER: &str = "https://idp.example.com/realms/acme";
 const README_RESOURCE: &str = "https://sqlgate.example.com/mcp";
 
-/// The TOML blocks of the README's section `heading`, up to its next heading of any level.
-fn readme_toml_blocks(heading: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README");
-    let section = readme
-        .split(&format!("\n{heading}\n"))
-        .nth(1)
-        .and_then(|s| s.split("\n#").next())
-        .unwrap_or_else(|| panic!("no `{heading}` in the README"));
-    section
-        .split("```toml\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .map(str::to_string)
-        .collect()
-}
-
 /// The one TOML block of the README's section `heading`.
 fn readme_config(heading: &str) -> String {
-    let blocks = readme_toml_blocks(heading);
+    let blocks = readme_blocks(heading, "toml");
     let [config] = &blocks[..] else {
         panic!("one TOML block under `{heading}`, not {}", blocks.len())
     };
@@ -124,18 +105,7 @@ async fn the_readme_configuration_serves_each_customer_its_invoices() {
         return;
     };
     let issuer = Issuer::start(&[keys::EC_JWK]).await;
-    let config = readme
-        .replace(README_ISSUER, &issuer.url)
-        .lines()
-        .map(|l| {
-            if l.starts_with("database_url") {
-                format!("database_url = \"{db}\"")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let config = served_as(&readme, README_ISSUER, &issuer, &db);
     let dir = tempfile::tempdir().expect("tempdir");
     let (child, url) = start(dir.path(), &config);
     let _server = Server(child);

@@ -148,3 +148,31 @@ pub fn initialize_body() -> Value {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "1"}}})
 }
+
+/// Stops the server when the test ends, however it ends.
+pub struct Server(pub std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The fenced `lang` blocks of the server README's section `heading`, up to its next heading of
+/// any level.
+pub fn readme_blocks(heading: &str, lang: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    let section = readme
+        .split(&format!("\n{heading}\n"))
+        .nth(1)
+        .and_then(|s| s.split("\n#").next())
+        .unwrap_or_else(|| panic!("no `{heading}` in the README"));
+    section
+        .split(&format!("```{lang}\n"))
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .map(str::to_string)
+        .collect()
+}

@@ -8,6 +8,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+// Shared with the oauth, tls and approvals tests, which use parts this target does not.
+#[allow(dead_code)]
 mod fixture;
 mod quotas;
 mod readme;

@@ -21,7 +21,7 @@ from mcp import ClientSession
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
 
-from sdk import BIN
+from sdk import BIN, Memory
 
 OIDC_DIR = Path(__file__).resolve().parents[1] / "oidc"
 ACCEPT = {"Accept": "application/json, text/event-stream"}
@@ -188,25 +188,6 @@ class Sqlgate:
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=10)
-
-
-class Memory:
-    """The SDK's token storage, in memory."""
-
-    def __init__(self):
-        self.tokens, self.client = None, None
-
-    async def get_tokens(self):
-        return self.tokens
-
-    async def set_tokens(self, tokens):
-        self.tokens = tokens
-
-    async def get_client_info(self):
-        return self.client
-
-    async def set_client_info(self, info):
-        self.client = info
 
 
 async def sdk_session(url, issuer, client_id, scope, body):

@@ -39,3 +39,22 @@ def psql_bin():
     """The ``psql`` of the PostgreSQL on the PATH (``pg_config --bindir``)."""
     bindir = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True).stdout.strip()
     return os.path.join(bindir, "psql") if bindir else "psql"
+
+
+class Memory:
+    """The SDK's token storage, in memory."""
+
+    def __init__(self):
+        self.tokens, self.client = None, None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens):
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, info):
+        self.client = info

@@ -8,27 +8,12 @@ import sqlite3
 import subprocess
 
 import pytest
-from mcp import Client, types
+from mcp import Client
 
 from sdk import BIN, err, sc
+from test_mutations import Approver
 
 UPDATE_7 = "UPDATE orders SET status = 'cancelled' WHERE id = 7"
-
-
-class Approver:
-    """An elicitation callback answering `action` (recording each question); `before()` runs
-    first, between the question and the retry."""
-
-    def __init__(self, action="accept", approve=True, before=None):
-        self.action, self.approve, self.before = action, approve, before
-        self.asked = []
-
-    async def __call__(self, context, params):
-        self.asked.append(params)
-        if self.before:
-            self.before()
-        content = {"approve": self.approve} if self.action == "accept" else None
-        return types.ElicitResult(action=self.action, content=content)
 
 
 def fingerprint(path):

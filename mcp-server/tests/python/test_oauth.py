@@ -23,7 +23,7 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from sdk import BIN, err, sc
+from sdk import BIN, Memory, err, sc
 
 CLIENT_ID, CLIENT_SECRET = "report-agent", "agent-secret-31f0"
 
@@ -89,25 +89,6 @@ class Issuer:
                   "client_id": CLIENT_ID, "scope": form.get("scope", ""), "iat": now,
                   "exp": now + 3600}
         return jwt.encode(claims, self.key, algorithm="RS256", headers={"kid": "k1"})
-
-
-class Memory:
-    """The SDK's token storage, in memory."""
-
-    def __init__(self):
-        self.tokens, self.client = None, None
-
-    async def get_tokens(self):
-        return self.tokens
-
-    async def set_tokens(self, tokens):
-        self.tokens = tokens
-
-    async def get_client_info(self):
-        return self.client
-
-    async def set_client_info(self, info):
-        self.client = info
 
 
 def free_port():

@@ -22,7 +22,8 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.client.streamable_http import streamable_http_client
 
 from sdk import BIN, err, sc
-from test_oauth import CLIENT_ID, CLIENT_SECRET, Issuer, Memory, free_port
+from sdk import Memory
+from test_oauth import CLIENT_ID, CLIENT_SECRET, Issuer, free_port
 
 
 class Ca:

@@ -71,15 +71,7 @@ fn serve(dir: &Path, text: &str) -> (Server, String) {
     (Server(child), url)
 }
 
-/// Stops the server when the test ends, however it ends.
-pub struct Server(pub std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+pub use fixture::Server;
 
 /// An HTTPS client trusting `ca_pem` only, presenting `identity` if given.
 fn https(ca_pem: &str, identity: Option<&Leaf>) -> reqwest::Client {
@@ -91,6 +83,24 @@ fn https(ca_pem: &str, identity: Option<&Leaf>) -> reqwest::Client {
         b = b.identity(leaf.identity());
     }
     b.build().expect("client")
+}
+
+/// An HTTPS client trusting `ca_pem` only, sending `token` as its bearer token.
+fn https_with_token(ca_pem: &str, token: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(ca_pem.as_bytes()).expect("ca"))
+        .default_headers(
+            [(
+                reqwest::header::AUTHORIZATION,
+                format!("Bearer {token}").parse().expect("header"),
+            )]
+            .into_iter()
+            .collect(),
+        )
+        .build()
+        .expect("client")
 }
 
 /// The `customer_id` of every order the session sees.
@@ -232,22 +242,7 @@ async fn optional_client_certificates_let_a_token_in_and_still_refuse_an_untrust
     let (_server, url) = serve(dir.path(), &text);
 
     // No certificate, the static token: served as `acme`.
-    let http = reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(ca.pem.as_bytes()).expect("ca"))
-        .default_headers(
-            [(
-                reqwest::header::AUTHORIZATION,
-                format!("Bearer {}", fixture::ACME_TOKEN)
-                    .parse()
-                    .expect("header"),
-            )]
-            .into_iter()
-            .collect(),
-        )
-        .build()
-        .expect("client");
+    let http = https_with_token(&ca.pem, fixture::ACME_TOKEN);
     let mut s = PlainHttp::connect_using(http, &url).await.expect("session");
     assert!(order_customers(&mut s).await.iter().all(|c| *c == 3));
     // No certificate and no token: 401, as any HTTP server of this kind.

@@ -2,31 +2,14 @@
 //! test's certificates in place of its paths, and its nginx block in front of a server on
 //! loopback ("Behind a reverse proxy").
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::certs::Ca;
 use crate::common::chinook_url;
+use crate::fixture::readme_blocks;
 use crate::plain_client::PlainHttp;
-use crate::{fixture, https, Server};
-
-/// The README's fenced `lang` blocks under the heading `heading` (up to the next heading).
-pub fn readme_blocks(heading: &str, lang: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README");
-    let section = readme
-        .split(&format!("\n{heading}\n"))
-        .nth(1)
-        .and_then(|s| s.split("\n#").next())
-        .unwrap_or_else(|| panic!("no `{heading}` in the README"));
-    section
-        .split(&format!("```{lang}\n"))
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .map(str::to_string)
-        .collect()
-}
+use crate::{fixture, https, https_with_token, Server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_mtls_configuration_serves_each_certificate_its_principal() {
@@ -173,24 +156,7 @@ async fn the_readme_nginx_block_proxies_streamable_http() {
     let _proxy = Server(proxy);
 
     let url = format!("https://127.0.0.1:{port}/mcp");
-    let client = || {
-        reqwest::Client::builder()
-            .use_rustls_tls()
-            .tls_built_in_root_certs(false)
-            .add_root_certificate(reqwest::Certificate::from_pem(ca.pem.as_bytes()).expect("ca"))
-            .default_headers(
-                [(
-                    reqwest::header::AUTHORIZATION,
-                    format!("Bearer {}", fixture::ACME_TOKEN)
-                        .parse()
-                        .expect("header"),
-                )]
-                .into_iter()
-                .collect(),
-            )
-            .build()
-            .expect("client")
-    };
+    let client = || https_with_token(&ca.pem, fixture::ACME_TOKEN);
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut session = loop {
         match PlainHttp::connect_using(client(), &url).await {
