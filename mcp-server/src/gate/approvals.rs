@@ -16,7 +16,8 @@ const MAX_REMEMBERED: usize = 100_000;
 
 /// The sealing secret and the states used.
 pub struct ApprovalLedger {
-    key: Vec<u8>,
+    /// `None` only if the system's random source failed: then nothing is sealed or opened.
+    key: Option<Vec<u8>>,
     /// Whether the secret was configured (shared by instances) or made at start.
     configured: bool,
     used: Mutex<HashMap<String, Instant>>,
@@ -32,18 +33,24 @@ impl ApprovalLedger {
             ));
         }
         Ok(ApprovalLedger {
-            key,
+            key: Some(key),
             configured: true,
             used: Mutex::new(HashMap::new()),
         })
     }
 
     /// A ledger with a secret of its own, made now: its states are good on this instance only.
+    /// Should the system's random source fail, it has no key, and every approval by
+    /// `input_required` is refused (never sealed with a guessable key).
     pub fn random() -> Self {
         let mut key = vec![0u8; MIN_KEY_BYTES];
-        // The system's generator does not fail on Linux; should it, the key stays zero and a
-        // fresh random nonce still makes each state single-use here.
-        let _ = SystemRandom::new().fill(&mut key);
+        let key = match SystemRandom::new().fill(&mut key) {
+            Ok(()) => Some(key),
+            Err(_) => {
+                eprintln!("sqlgate-mcp: warning: no random approval key (the system's random source failed); approvals by input_required are refused unless approval_key_env is set");
+                None
+            }
+        };
         ApprovalLedger {
             key,
             configured: false,
@@ -51,9 +58,9 @@ impl ApprovalLedger {
         }
     }
 
-    /// The sealing secret.
-    pub fn key(&self) -> &[u8] {
-        &self.key
+    /// The sealing secret (`None`: there is none, see [`Self::random`]).
+    pub fn key(&self) -> Option<&[u8]> {
+        self.key.as_deref()
     }
 
     /// Whether the secret was configured (instances sharing it accept each other's states).
@@ -61,11 +68,11 @@ impl ApprovalLedger {
         self.configured
     }
 
-    /// A fresh random nonce (hex), naming one approval.
-    pub fn nonce() -> String {
+    /// A fresh random nonce (hex), naming one approval; `None` if the random source failed.
+    pub fn nonce() -> Option<String> {
         let mut bytes = [0u8; 16];
-        let _ = SystemRandom::new().fill(&mut bytes);
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+        SystemRandom::new().fill(&mut bytes).ok()?;
+        Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
     }
 
     /// Marks the state `nonce` used (remembered until `until`, its expiry); false when it
@@ -96,12 +103,12 @@ mod tests {
     fn a_state_is_used_once() {
         let ledger = ApprovalLedger::random();
         let later = Instant::now() + Duration::from_secs(60);
-        let n = ApprovalLedger::nonce();
+        let n = ApprovalLedger::nonce().unwrap_or_default();
         assert_eq!(n.len(), 32);
-        assert_ne!(n, ApprovalLedger::nonce());
+        assert_ne!(Some(n.clone()), ApprovalLedger::nonce());
         assert!(ledger.use_once(&n, later));
         assert!(!ledger.use_once(&n, later));
-        assert!(ledger.use_once(&ApprovalLedger::nonce(), later));
+        assert!(ledger.use_once(&ApprovalLedger::nonce().unwrap_or_default(), later));
     }
 
     #[test]
@@ -110,6 +117,7 @@ mod tests {
         let l = ApprovalLedger::with_key(vec![7; 32]).map(|l| l.is_configured());
         assert_eq!(l, Ok(true));
         assert!(!ApprovalLedger::random().is_configured());
+        assert_eq!(ApprovalLedger::random().key().map(<[u8]>::len), Some(32));
         assert_ne!(
             ApprovalLedger::random().key(),
             ApprovalLedger::random().key()

@@ -62,8 +62,17 @@ pub fn caller_binding(parts: &[Option<&str>]) -> String {
         .join("\u{1f}")
 }
 
-fn codec(ledger: &ApprovalLedger) -> RequestStateCodec {
-    RequestStateCodec::new_unchecked(ledger.key().to_vec())
+/// The codec of the server's key; none when the key could not be made (refused, fail closed).
+fn codec(ledger: &ApprovalLedger) -> Result<RequestStateCodec, ToolError> {
+    match ledger.key() {
+        Some(key) => Ok(RequestStateCodec::new_unchecked(key.to_vec())),
+        None => Err(state_error(
+            MutationCode::ApprovalUnavailable,
+            "this server has no key to seal approvals with (its random source failed at start); \
+             nothing was changed",
+            "tell the operator: set approval_key_env, or restart the server",
+        )),
+    }
 }
 
 /// The `input_required` answer asking the user to approve `request`, with its sealed state.
@@ -80,9 +89,11 @@ pub fn ask(
         mode: mode.to_string(),
         preview_rows: request.preview_rows,
         preview_digest: request.preview_digest.clone(),
-        nonce: ApprovalLedger::nonce(),
+        nonce: ApprovalLedger::nonce().ok_or_else(|| {
+            ToolError::bad_request("cannot make a nonce for the approval".to_string(), None)
+        })?,
     };
-    let sealed = codec(ledger)
+    let sealed = codec(ledger)?
         .seal_json_with(&state, &SealOptions::new().ttl(ttl))
         .map_err(|e| ToolError::bad_request(format!("cannot seal the approval: {e}"), None))?;
     let schema = ElicitationSchema::from_type::<ApprovalForm>()
@@ -100,7 +111,7 @@ pub fn ask(
 /// Opens a state the client brought back: integrity and expiry (the rest is checked against
 /// the call by [`answer`]).
 pub fn open(ledger: &ApprovalLedger, sealed: &str) -> Result<ApprovalState, ToolError> {
-    codec(ledger)
+    codec(ledger)?
         .open_json::<ApprovalState>(sealed)
         .map_err(|e| match e {
             RequestStateError::Expired => state_error(
