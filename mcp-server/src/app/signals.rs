@@ -4,51 +4,41 @@
 use crate::audit::Audit;
 use crate::transport::tls::TlsConfig;
 
-/// Reads the TLS certificate, key and client CA files again on every SIGHUP; a reload that
-/// fails keeps the files in force and says why on stderr.
+/// Runs `action` on every SIGHUP; `lost` says what needs a restart when SIGHUP cannot be
+/// listened for.
 #[cfg(unix)]
-pub fn reload_tls_on_hangup(tls: TlsConfig) {
+fn on_hangup(lost: &str, action: impl Fn() + Send + 'static) {
     use tokio::signal::unix::{signal, SignalKind};
     let Ok(mut hup) = signal(SignalKind::hangup()) else {
-        eprintln!(
-            "sqlgate-mcp: warning: cannot listen for SIGHUP; a new certificate needs a restart"
-        );
+        eprintln!("sqlgate-mcp: warning: cannot listen for SIGHUP; {lost} needs a restart");
         return;
     };
     tokio::spawn(async move {
         while hup.recv().await.is_some() {
-            match tls.reload() {
-                Ok(()) => eprintln!("sqlgate-mcp: SIGHUP: TLS certificate reloaded"),
-                Err(e) => eprintln!(
-                    "sqlgate-mcp: SIGHUP: TLS reload failed, the previous certificate stays: {e}"
-                ),
-            }
+            action();
         }
     });
 }
 
-/// Reloads the TLS files on every SIGHUP (no signals here).
+/// No signals here: nothing to listen for.
 #[cfg(not(unix))]
-pub fn reload_tls_on_hangup(_tls: TlsConfig) {}
+fn on_hangup(_lost: &str, _action: impl Fn() + Send + 'static) {}
+
+/// Reads the TLS certificate, key, client CA and CRL files again on every SIGHUP; a reload
+/// that fails keeps the files in force and says why on stderr.
+pub fn reload_tls_on_hangup(tls: TlsConfig) {
+    on_hangup("a new certificate", move || match tls.reload() {
+        Ok(()) => eprintln!("sqlgate-mcp: SIGHUP: TLS certificate reloaded"),
+        Err(e) => {
+            eprintln!("sqlgate-mcp: SIGHUP: TLS reload failed, the previous certificate stays: {e}")
+        }
+    });
+}
 
 /// Reopens the audit file on every SIGHUP (log rotation).
-#[cfg(unix)]
 pub fn reopen_on_hangup(audit: Audit) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let Ok(mut hup) = signal(SignalKind::hangup()) else {
-        eprintln!("sqlgate-mcp: warning: cannot listen for SIGHUP; audit rotation needs a restart");
-        return;
-    };
-    tokio::spawn(async move {
-        while hup.recv().await.is_some() {
-            audit.reopen();
-        }
-    });
+    on_hangup("audit rotation", move || audit.reopen());
 }
-
-/// Reopens the audit file on every SIGHUP (no signals here).
-#[cfg(not(unix))]
-pub fn reopen_on_hangup(_audit: Audit) {}
 
 /// SIGINT (Ctrl-C) and SIGTERM, listened to from the moment this is built: a signal that
 /// arrives while the server starts is not lost (nor does it kill the process half-way).

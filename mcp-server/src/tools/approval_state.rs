@@ -17,8 +17,8 @@ use rmcp::model::{
     InputRequiredResult, InputResponses, RequestStateCodec, RequestStateError, SealOptions,
 };
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+use crate::audit::chain::sha256_hex;
 use crate::codes::{MutationCode, Stage};
 use crate::gate::approvals::ApprovalLedger;
 use crate::gate::error::ToolError;
@@ -42,14 +42,6 @@ pub struct ApprovalState {
     pub preview_digest: String,
     /// Names this approval (single use).
     pub nonce: String,
-}
-
-/// SHA-256 of `text`, hex.
-pub fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// The caller a state is bound to, as text: principal, how it authenticated, the token's or
@@ -84,7 +76,7 @@ pub fn ask(
     ttl: Duration,
 ) -> Result<InputRequiredResult, ToolError> {
     let state = ApprovalState {
-        sql: sha256_hex(&request.sql),
+        sql: sha256_hex(request.sql.as_bytes()),
         caller: caller.to_string(),
         mode: mode.to_string(),
         preview_rows: request.preview_rows,
@@ -139,7 +131,7 @@ pub fn answer(
     until: Instant,
 ) -> ApprovalAnswer {
     let (caller, mode) = binding;
-    if state.sql != sha256_hex(&request.sql) {
+    if state.sql != sha256_hex(request.sql.as_bytes()) {
         return ApprovalAnswer::StateForOtherSql;
     }
     if state.caller != caller || state.mode != mode {

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sqlgate::{ApprovedMutation, QueryClass};
 
+use crate::audit::chain::sha256_hex;
 use crate::audit::Decision;
 use crate::backend::{Finish, MutationRun, QueryLimits};
 use crate::codes::{MutationCode, Stage};
@@ -22,7 +23,6 @@ use crate::gate::error::ToolError;
 use crate::gate::hints;
 use crate::gate::Engine;
 use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
-use crate::tools::approval_state::sha256_hex;
 
 /// The most RETURNING rows a result (and a preview) carries.
 pub const RETURNING_CAP: u64 = 20;
@@ -238,7 +238,7 @@ fn approval_request(approved: &ApprovedMutation, preview: &MutationRun) -> Appro
         sql: approved.sql.clone(),
         target: approved.target.clone(),
         preview_rows: preview.affected_rows,
-        preview_digest: sha256_hex(&shown.to_string()),
+        preview_digest: sha256_hex(shown.to_string().as_bytes()),
     }
 }
 

@@ -91,28 +91,21 @@ impl TlsConfig {
     }
 }
 
-fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
+/// Every `kind` PEM section of the file at `path` (at least one); errors name the setting `what`.
+fn read_pem<T: PemObject>(path: &Path, what: &str, kind: &str) -> Result<Vec<T>, String> {
     let err = |e: &dyn std::fmt::Display| format!("{what} {}: {e}", path.display());
-    let certs = CertificateDer::pem_file_iter(path)
+    let items = T::pem_file_iter(path)
         .map_err(|e| err(&e))?
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| err(&e))?;
-    if certs.is_empty() {
-        return Err(err(&"no PEM certificate in it"));
+    if items.is_empty() {
+        return Err(err(&format!("no PEM {kind} in it")));
     }
-    Ok(certs)
+    Ok(items)
 }
 
-fn read_crls(path: &Path) -> Result<Vec<CertificateRevocationListDer<'static>>, String> {
-    let err = |e: &dyn std::fmt::Display| format!("tls_client_crl_file {}: {e}", path.display());
-    let crls = CertificateRevocationListDer::pem_file_iter(path)
-        .map_err(|e| err(&e))?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| err(&e))?;
-    if crls.is_empty() {
-        return Err(err(&"no PEM X509 CRL in it"));
-    }
-    Ok(crls)
+fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
+    read_pem(path, what, "certificate")
 }
 
 fn build(s: &TlsSettings) -> Result<ServerConfig, String> {
@@ -135,7 +128,11 @@ fn build(s: &TlsSettings) -> Result<ServerConfig, String> {
             let mut verifier =
                 WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider);
             if let Some(crl) = &s.client_crl_file {
-                verifier = verifier.with_crls(read_crls(crl)?);
+                verifier = verifier.with_crls(read_pem::<CertificateRevocationListDer<'static>>(
+                    crl,
+                    "tls_client_crl_file",
+                    "X509 CRL",
+                )?);
             }
             let verifier = match s.client_auth {
                 ClientAuth::Required => verifier,
