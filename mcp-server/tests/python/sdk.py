@@ -1,9 +1,12 @@
 """What every MCP test here reads off the official Python SDK: the server binary under test
 (``SQLGATE_MCP_BIN``) and a tool result's fields, whichever spelling this SDK version uses; and
-the PostgreSQL the tests share (``SQLGATE_CHINOOK_URL``) with its ``psql``."""
+the PostgreSQL the tests share (``SQLGATE_CHINOOK_URL``) with its ``psql``; an OAuth client's
+token storage in memory, and ``serve --config`` started on a port chosen beforehand."""
 
 import os
+import re
 import subprocess
+import threading
 
 import pytest
 
@@ -58,3 +61,23 @@ class Memory:
 
     async def set_client_info(self, info):
         self.client = info
+
+
+def serve_config(config, port, ready=r"listening on"):
+    """`sqlgate-mcp serve --config CONFIG --http 127.0.0.1:PORT` (without SQLGATE_DATABASE_URL),
+    once its stderr says `ready`; its stderr is drained from then on. Returns the process."""
+    env = dict(os.environ)
+    env.pop("SQLGATE_DATABASE_URL", None)
+    proc = subprocess.Popen([BIN, "serve", "--config", str(config), "--http", f"127.0.0.1:{port}"],
+                            env=env, stderr=subprocess.PIPE, text=True)
+    lines = []
+    for _ in range(200):
+        line = proc.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+        if re.search(ready, line):
+            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+            return proc
+    proc.kill()
+    raise AssertionError("server did not start:\n" + "".join(lines))

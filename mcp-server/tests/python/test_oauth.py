@@ -5,10 +5,8 @@ and is served. The authorization server is a stand-in on loopback that signs RS2
 key generated for the test and counts its token requests."""
 import asyncio
 import json
-import os
 import re
 import socket
-import subprocess
 import threading
 import time
 from base64 import b64decode
@@ -23,7 +21,7 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from sdk import BIN, Memory, err, sc
+from sdk import Memory, err, sc, serve_config
 
 CLIENT_ID, CLIENT_SECRET = "report-agent", "agent-secret-31f0"
 
@@ -104,21 +102,7 @@ def serve(tmp_path, issuer):
     url = f"http://127.0.0.1:{port}/mcp"
     config = tmp_path / "sqlgate.toml"
     config.write_text(f'demo = true\n[oauth]\nissuer = "{issuer.url}"\nresource = "{url}"\n')
-    env = dict(os.environ)
-    env.pop("SQLGATE_DATABASE_URL", None)
-    proc = subprocess.Popen([BIN, "serve", "--config", str(config), "--http", f"127.0.0.1:{port}"],
-                            env=env, stderr=subprocess.PIPE, text=True)
-    lines = []
-    for _ in range(200):
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        if re.search(r"listening on", line):
-            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
-            return proc, url
-    proc.kill()
-    raise AssertionError("server did not start:\n" + "".join(lines))
+    return serve_config(config, port), url
 
 
 def test_the_sdk_finds_the_issuer_from_the_401_and_is_served(tmp_path):

@@ -5,11 +5,7 @@ own OAuth client finds the issuer from the 401 and is served. Certificates are m
 import asyncio
 import datetime
 import ipaddress
-import os
-import re
 import ssl
-import subprocess
-import threading
 
 import httpx2
 import pytest
@@ -21,8 +17,7 @@ from mcp import ClientSession
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
 
-from sdk import BIN, err, sc
-from sdk import Memory
+from sdk import Memory, err, sc, serve_config
 from test_oauth import CLIENT_ID, CLIENT_SECRET, Issuer, free_port
 
 
@@ -65,21 +60,28 @@ class Ca:
 
 
 def start(config, port):
-    env = dict(os.environ, SQLGATE_TEST_ACME="unused-token-for-acme")
-    env.pop("SQLGATE_DATABASE_URL", None)
-    proc = subprocess.Popen([BIN, "serve", "--config", str(config), "--http", f"127.0.0.1:{port}"],
-                            env=env, stderr=subprocess.PIPE, text=True)
-    lines = []
-    for _ in range(200):
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        if re.search(r"listening on https://", line):
-            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
-            return proc
-    proc.kill()
-    raise AssertionError("server did not start:\n" + "".join(lines))
+    return serve_config(config, port, ready=r"listening on https://")
+
+
+def https_demo(tmp_path, oauth_issuer, port):
+    """The demo over HTTPS on `port` behind [oauth] for `oauth_issuer`, with a certificate of a
+    CA of its own: (process, the CA's PEM path)."""
+    servers = Ca("server CA")
+    cert, key = servers.issue(tmp_path, "server", "sqlgate", server=True)
+    url = f"https://127.0.0.1:{port}/mcp"
+    config = tmp_path / "sqlgate.toml"
+    config.write_text(f'demo = true\ntls_cert_file = "{cert}"\ntls_key_file = "{key}"\n'
+                      f'[oauth]\nissuer = "{oauth_issuer}"\nresource = "{url}"\n')
+    return start(config, port), servers.write(tmp_path, "servers")
+
+
+def oauth_customers(url, issuer, client_id, secret, ca_pem):
+    """The customers of the orders the SDK's OAuth client (given only `url` and its credentials
+    at `issuer`) reads over HTTPS, trusting `ca_pem`."""
+    provider = ClientCredentialsOAuthProvider(server_url=url, storage=Memory(), client_id=client_id,
+                                              client_secret=secret, scope="sql:read", issuer=issuer)
+    http = httpx2.AsyncClient(auth=provider, verify=tls_context(ca_pem))
+    return asyncio.run(order_customers(url, http))
 
 
 def tls_context(ca_pem, client=None):
@@ -141,24 +143,11 @@ policy = {{ rows = {{ orders = "customer_id = :tenant" }} }}
 
 def test_the_sdk_oauth_client_is_served_over_https(tmp_path):
     issuer = Issuer()
-    servers = Ca("server CA")
-    cert, key = servers.issue(tmp_path, "server", "sqlgate", server=True)
-    servers_pem = servers.write(tmp_path, "servers")
     port = free_port()
     url = f"https://127.0.0.1:{port}/mcp"
-    config = tmp_path / "sqlgate.toml"
-    config.write_text(f'demo = true\ntls_cert_file = "{cert}"\ntls_key_file = "{key}"\n'
-                      f'[oauth]\nissuer = "{issuer.url}"\nresource = "{url}"\n')
-    proc = start(config, port)
+    proc, servers_pem = https_demo(tmp_path, issuer.url, port)
     try:
-        async def main():
-            provider = ClientCredentialsOAuthProvider(
-                server_url=url, storage=Memory(), client_id=CLIENT_ID,
-                client_secret=CLIENT_SECRET, scope="sql:read", issuer=issuer.url)
-            http = httpx2.AsyncClient(auth=provider, verify=tls_context(servers_pem))
-            return await order_customers(url, http)
-
-        assert len(asyncio.run(main())) > 1
+        assert len(oauth_customers(url, issuer.url, CLIENT_ID, CLIENT_SECRET, servers_pem)) > 1
         assert [r.get("resource") for r in issuer.token_requests] == [url]
     finally:
         proc.terminate()
@@ -171,9 +160,6 @@ def test_oidc_provider_tokens_over_https_with_the_sdk(tmp_path):
     with a token for that resource."""
     from oidc import SECRET, Provider, require_node, rsa_key
     require_node()
-    servers = Ca("server CA")
-    cert, key = servers.issue(tmp_path, "server", "sqlgate", server=True)
-    servers_pem = servers.write(tmp_path, "servers")
     port = free_port()
     url = f"https://127.0.0.1:{port}/mcp"
     jwk, _ = rsa_key("k1")
@@ -181,19 +167,8 @@ def test_oidc_provider_tokens_over_https_with_the_sdk(tmp_path):
                                            "resource_scope": "sql:read"}], [url])
     proc = None
     try:
-        config = tmp_path / "sqlgate.toml"
-        config.write_text(f'demo = true\ntls_cert_file = "{cert}"\ntls_key_file = "{key}"\n'
-                          f'[oauth]\nissuer = "{provider.url}"\nresource = "{url}"\n')
-        proc = start(config, port)
-
-        async def main():
-            auth = ClientCredentialsOAuthProvider(
-                server_url=url, storage=Memory(), client_id="report-agent", client_secret=SECRET,
-                scope="sql:read", issuer=provider.url)
-            http = httpx2.AsyncClient(auth=auth, verify=tls_context(servers_pem))
-            return await order_customers(url, http)
-
-        assert len(asyncio.run(main())) > 1
+        proc, servers_pem = https_demo(tmp_path, provider.url, port)
+        assert len(oauth_customers(url, provider.url, "report-agent", SECRET, servers_pem)) > 1
         assert [(g["client_id"], g["resource"]) for g in provider.issued()] == [("report-agent", url)]
     finally:
         if proc:
