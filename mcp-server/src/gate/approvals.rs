@@ -18,8 +18,6 @@ const MAX_REMEMBERED: usize = 100_000;
 pub struct ApprovalLedger {
     /// `None` only if the system's random source failed: then nothing is sealed or opened.
     key: Option<Vec<u8>>,
-    /// Whether the secret was configured (shared by instances) or made at start.
-    configured: bool,
     used: Mutex<HashMap<String, Instant>>,
 }
 
@@ -34,7 +32,6 @@ impl ApprovalLedger {
         }
         Ok(ApprovalLedger {
             key: Some(key),
-            configured: true,
             used: Mutex::new(HashMap::new()),
         })
     }
@@ -53,7 +50,6 @@ impl ApprovalLedger {
         };
         ApprovalLedger {
             key,
-            configured: false,
             used: Mutex::new(HashMap::new()),
         }
     }
@@ -61,11 +57,6 @@ impl ApprovalLedger {
     /// The sealing secret (`None`: there is none, see [`Self::random`]).
     pub fn key(&self) -> Option<&[u8]> {
         self.key.as_deref()
-    }
-
-    /// Whether the secret was configured (instances sharing it accept each other's states).
-    pub fn is_configured(&self) -> bool {
-        self.configured
     }
 
     /// A fresh random nonce (hex), naming one approval; `None` if the random source failed.
@@ -114,9 +105,8 @@ mod tests {
     #[test]
     fn short_keys_are_refused() {
         assert!(ApprovalLedger::with_key(vec![7; 31]).is_err());
-        let l = ApprovalLedger::with_key(vec![7; 32]).map(|l| l.is_configured());
-        assert_eq!(l, Ok(true));
-        assert!(!ApprovalLedger::random().is_configured());
+        let l = ApprovalLedger::with_key(vec![7; 32]).map(|l| l.key().map(<[u8]>::to_vec));
+        assert_eq!(l, Ok(Some(vec![7; 32])));
         assert_eq!(ApprovalLedger::random().key().map(<[u8]>::len), Some(32));
         assert_ne!(
             ApprovalLedger::random().key(),
