@@ -76,9 +76,13 @@ cmd_start() {
     if [[ $(id -u) -eq 0 ]]; then user_opt=(--user=root); fi
 
     if [[ ! -d "$dir/data/mysql" ]]; then
+        # Its own tmpdir (passed on to the bootstrap mariadbd), like the server's below: in the
+        # shared /tmp, concurrent installs lost their temporary tables ("Error on delete of
+        # '/tmp/#sql-temptable-...'"). The head of the log holds the error, the tail boilerplate.
         "$install_db" --no-defaults --datadir="$dir/data" "${user_opt[@]}" --skip-test-db \
-            --auth-root-authentication-method=normal >"$dir/log/install.log" 2>&1 ||
-            { tail -n 20 "$dir/log/install.log" >&2; die "mariadb-install-db failed"; }
+            --auth-root-authentication-method=normal --tmpdir="$dir/tmp" \
+            >"$dir/log/install.log" 2>&1 ||
+            { head -n 20 "$dir/log/install.log" >&2; die "mariadb-install-db failed"; }
     fi
 
     local port="" p i pid
