@@ -239,5 +239,42 @@ def stage_cases(ok, no):
     ]
 
 
+def format_cases(ok, no):
+    """Widths and precisions in format strings, array_fill's dimensions, replace's product."""
+    return [
+        no("SELECT printf('%1000000000d', 1) AS v", "sqlite: printf width 1 GB", BIG, "select", dialect="sqlite"),
+        no("SELECT printf('%.*c', 900000000, 'x') AS v", "sqlite: printf precision from a literal argument", BIG,
+           "select", dialect="sqlite"),
+        no("SELECT format('%*d', n, 1) AS v FROM t", "sqlite: format width from a column", OPEN, "select",
+           dialect="sqlite"),
+        no("SELECT printf(name, 1) AS v FROM t", "sqlite: printf of a format that is not a literal", OPEN, "select",
+           dialect="sqlite"),
+        runs(ok("SELECT printf('%5.2f|%-4d|%%', 3.14159, 7) AS v", "sqlite: printf small widths", dialect="sqlite")),
+        no("SELECT format('%*s', 1000000000, 'x')", "postgres: format width from a literal argument", BIG, "select"),
+        no("SELECT format('%1$s %1$900000000s', 'x')", "postgres: format positional width", BIG, "select"),
+        no("SELECT format('%*s', customer_id, 'x') AS v FROM customer", "postgres: format width from a column", OPEN,
+           "select"),
+        runs(ok("SELECT format('%s has %-10s|', first_name, last_name) AS v FROM customer",
+                "postgres: format with a small width")),
+        no("SELECT array_length(array_fill(0, ARRAY[100000, 100000]), 1) AS n", "postgres: array_fill 10^10",
+           BIG, "select"),
+        no("SELECT array_fill(0, ARRAY[customer_id]) AS a FROM customer", "postgres: array_fill from a column",
+           OPEN, "select"),
+        runs(ok("SELECT array_fill(0, ARRAY[3, 2]) AS a", "postgres: array_fill small")),
+        no("SELECT length(replace(repeat('x', 1000000), 'x', repeat('y', 1000000))) AS n",
+           "postgres: replace multiplies text and replacement", BIG, "select"),
+        no("SELECT length(regexp_replace(lpad('', 100000), '', lpad('', 100000), 'g')) AS n",
+           "postgres: regexp_replace of empty matches multiplies", BIG, "select"),
+        runs(ok("SELECT replace(first_name, 'a', 'aa') AS v FROM customer", "postgres: replace on a column")),
+        no("SELECT format('{:>1000000000}', 1) AS v", "duckdb: fmt width 1 GB", BIG, "select", dialect="duckdb"),
+        no("SELECT format('{:>{}}', 1, 1000000000) AS v", "duckdb: fmt width from an argument", OPEN, "select",
+           dialect="duckdb"),
+        no("SELECT printf('%1000000000d', 1) AS v", "duckdb: printf width 1 GB", BIG, "select", dialect="duckdb"),
+        runs(ok("SELECT format('{:>6}|{:.2f}', 'ab', 1.5) AS v", "duckdb: fmt small widths", dialect="duckdb")),
+        ok("SELECT format(12332.123456, 4) AS v", "mysql: FORMAT(number, decimals) is no format string",
+           dialect="mysql"),
+    ]
+
+
 def cases(ok, no):
-    return {"bounds.jsonl": byte_cases(ok, no) + row_cases(ok, no) + recursion_cases(ok, no) + stage_cases(ok, no)}
+    return {"bounds.jsonl": byte_cases(ok, no) + format_cases(ok, no) + row_cases(ok, no) + recursion_cases(ok, no) + stage_cases(ok, no)}

@@ -13,6 +13,7 @@ use crate::functions::FunctionUse;
 use crate::policy::Policy;
 
 mod fold;
+mod format;
 #[cfg(test)]
 mod tests;
 
@@ -69,10 +70,18 @@ pub(crate) enum Kind {
     Named(&'static str),
     /// Rows without end (ClickHouse's `generateRandom`).
     Endless,
+    /// Bytes: a format string's widths and precisions (`printf`, `format`).
+    Format(format::Style),
+    /// Rows (array elements): the product of PostgreSQL's `array_fill` dimensions.
+    ArrayFill,
+    /// Bytes: the text (first argument) times the replacement (third): `replace`,
+    /// `regexp_replace`, where every match, even an empty one, may become the replacement.
+    Replace,
 }
 
-/// The kind of a function called `name` (the last part of its name, lower case) in a position.
-pub(crate) fn kind(name: &str, used: FunctionUse) -> Option<Kind> {
+/// The kind of a function called `name` (the last part of its name, lower case) in a position,
+/// in `dialect` (only `format` means different things in different dialects).
+pub(crate) fn kind(name: &str, used: FunctionUse, dialect: Dialect) -> Option<Kind> {
     Some(match name {
         "repeat" if used == FunctionUse::Table => Kind::Count(1),
         "repeat" | "replicate" => Kind::Repeat,
@@ -97,6 +106,16 @@ pub(crate) fn kind(name: &str, used: FunctionUse) -> Option<Kind> {
         "generator" => Kind::Named("rowcount"),
         "repeat_row" => Kind::Named("num_rows"),
         "generaterandom" => Kind::Endless,
+        "printf" | "format_string" => Kind::Format(format::Style::Printf),
+        "format" => Kind::Format(match dialect {
+            Dialect::Sqlite | Dialect::Bigquery => format::Style::Printf,
+            Dialect::Postgres | Dialect::Redshift => format::Style::Postgres,
+            Dialect::Duckdb | Dialect::Clickhouse => format::Style::Fmt,
+            // MySQL's FORMAT(number, decimals) caps its decimals; elsewhere unknown.
+            _ => return None,
+        }),
+        "array_fill" => Kind::ArrayFill,
+        "replace" | "regexp_replace" => Kind::Replace,
         _ => return None,
     })
 }
@@ -147,6 +166,25 @@ pub(crate) fn measure(
             Amount::Rows(number(arg).ok_or(Unfolded("the row count"))?.max(0.0))
         }
         Kind::Endless => return Err(Unfolded("the number of rows (it has no end)")),
+        Kind::Format(style) => {
+            let exprs: Vec<&Expr> = (0..args.len()).map_while(&at).collect();
+            Amount::Bytes(format::bytes(style, &exprs)?)
+        }
+        Kind::ArrayFill => Amount::Rows(array_elements(at(1))?),
+        Kind::Replace => {
+            Amount::Bytes(text_bytes(at(0), dialect) * text_bytes(at(2), dialect).max(1.0))
+        }
+    })
+}
+
+/// The elements of an array of literal dimensions (`ARRAY[100, 100]`: 10 000).
+fn array_elements(dimensions: Option<&Expr>) -> Result<f64, Unfolded> {
+    const DIMENSIONS: Unfolded = Unfolded("the dimensions");
+    let Some(Expr::Array(array)) = dimensions else {
+        return Err(DIMENSIONS);
+    };
+    array.elem.iter().try_fold(1.0, |product, dim| {
+        number(dim).map(|n| product * n.max(0.0)).ok_or(DIMENSIONS)
     })
 }
 
@@ -219,7 +257,7 @@ fn text_bytes(arg: Option<&Expr>, dialect: Dialect) -> f64 {
                 .last()
                 .and_then(|p| p.as_ident())
                 .map(|i| i.value.to_ascii_lowercase());
-            let inner = name.and_then(|n| kind(&n, FunctionUse::Expression));
+            let inner = name.and_then(|n| kind(&n, FunctionUse::Expression, dialect));
             match (inner, &f.args) {
                 (Some(k), FunctionArguments::List(list)) => match measure(k, &list.args, dialect) {
                     Ok(Amount::Bytes(b)) => b.max(1.0),

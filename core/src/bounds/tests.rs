@@ -29,7 +29,8 @@ fn measured(text: &str, dialect: Dialect) -> Result<Amount, Unfolded> {
         panic!("{text}: not a call");
     };
     let name = f.name.to_string().to_ascii_lowercase();
-    let k = kind(&name, FunctionUse::Expression).unwrap_or_else(|| panic!("{name}: no kind"));
+    let k =
+        kind(&name, FunctionUse::Expression, dialect).unwrap_or_else(|| panic!("{name}: no kind"));
     let FunctionArguments::List(list) = &f.args else {
         panic!("{text}: no arguments");
     };
@@ -162,7 +163,105 @@ fn counted_and_named_generators() {
         Err(Unfolded("the row count argument"))
     );
     assert!(measured("generaterandom('a Int8')", ch).is_err());
-    assert_eq!(kind("repeat", FunctionUse::Table), Some(Kind::Count(1)));
-    assert_eq!(kind("repeat", FunctionUse::Expression), Some(Kind::Repeat));
-    assert_eq!(kind("upper", FunctionUse::Expression), None);
+    assert_eq!(
+        kind("repeat", FunctionUse::Table, Dialect::Postgres),
+        Some(Kind::Count(1))
+    );
+    assert_eq!(
+        kind("repeat", FunctionUse::Expression, Dialect::Postgres),
+        Some(Kind::Repeat)
+    );
+    assert_eq!(
+        kind("upper", FunctionUse::Expression, Dialect::Postgres),
+        None
+    );
+}
+
+fn bytes_in(text: &str, dialect: Dialect) -> Result<f64, Unfolded> {
+    match measured(text, dialect) {
+        Ok(Amount::Bytes(b)) => Ok(b),
+        Ok(other) => panic!("{text}: {other:?}"),
+        Err(e) => Err(e),
+    }
+}
+
+#[test]
+fn printf_widths_and_precisions_count_and_star_reads_its_argument() {
+    let sqlite = Dialect::Sqlite;
+    assert_eq!(
+        bytes_in("printf('%5d|%.2f', 1, 2.5)", sqlite),
+        Ok(8.0 + 5.0 + 2.0)
+    );
+    assert_eq!(
+        bytes_in("printf('%1000000000d', 1)", sqlite),
+        Ok(12.0 + 1e9)
+    );
+    assert_eq!(
+        bytes_in("printf('%.*c', 1000, 'x')", sqlite),
+        Ok(4.0 + 4000.0)
+    );
+    assert_eq!(bytes_in("printf('%*d', 70, 1)", sqlite), Ok(3.0 + 70.0));
+    assert_eq!(bytes_in("printf('%%%d', 1)", sqlite), Ok(4.0));
+    assert_eq!(
+        bytes_in("format('%-010.3s', 'abc')", sqlite),
+        Ok(8.0 + 13.0)
+    );
+    assert!(bytes_in("printf('%*d', n, 1)", sqlite).is_err());
+    assert!(bytes_in("printf(fmt, 1)", sqlite).is_err());
+}
+
+#[test]
+fn postgres_format_widths_read_positions_and_star_arguments() {
+    let pg = Dialect::Postgres;
+    assert_eq!(bytes_in("format('%s-%10s', 'a', 'b')", pg), Ok(7.0 + 10.0));
+    assert_eq!(
+        bytes_in("format('%*s', 1000000000, 'x')", pg),
+        Ok(3.0 + 1e9)
+    );
+    assert_eq!(
+        bytes_in("format('%1$s %*3$s', 'a', 'b', 99)", pg),
+        Ok(10.0 + 99.0)
+    );
+    assert_eq!(
+        bytes_in("format('%2$s %1$-20s', 'a', 'b')", pg),
+        Ok(12.0 + 20.0)
+    );
+    assert_eq!(bytes_in("format('100%% %I', 'x')", pg), Ok(8.0));
+    assert!(bytes_in("format('%*s', width, 'x')", pg).is_err());
+}
+
+#[test]
+fn fmt_format_widths_count_and_argument_widths_refuse() {
+    let duck = Dialect::Duckdb;
+    assert_eq!(
+        bytes_in("format('{:>10}|{:08.3f}', 1, 2.0)", duck),
+        Ok(15.0 + 10.0 + 11.0)
+    );
+    assert_eq!(bytes_in("format('{{}} {}', 1)", duck), Ok(7.0));
+    assert!(bytes_in("format('{:>{}}', 1, 1000000000)", duck).is_err());
+    assert_eq!(bytes_in("printf('%5s', 'x')", duck), Ok(3.0 + 5.0));
+    // MySQL's FORMAT(number, decimals) is not a format string.
+    assert_eq!(
+        kind("format", FunctionUse::Expression, Dialect::Mysql),
+        None
+    );
+}
+
+#[test]
+fn array_fill_multiplies_its_dimensions_and_replace_its_texts() {
+    assert_eq!(
+        rows("array_fill(0, ARRAY[100, 100])", Dialect::Postgres),
+        10_000.0
+    );
+    assert!(measured("array_fill(0, ARRAY[n])", Dialect::Postgres).is_err());
+    assert!(measured("array_fill(0, dims)", Dialect::Postgres).is_err());
+    assert_eq!(bytes("replace(name, 'a', 'bb')"), 2.0);
+    assert_eq!(
+        bytes("replace(repeat('x', 1000), 'x', repeat('y', 1000))"),
+        1_000_000.0
+    );
+    assert_eq!(
+        bytes("regexp_replace(lpad('', 2000), '', lpad('', 2000), 'g')"),
+        4e6
+    );
 }

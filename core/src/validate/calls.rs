@@ -46,7 +46,8 @@ impl Walker<'_, '_> {
         match checked {
             Ok(()) => {
                 let last = display.rsplit('.').next().unwrap_or_default();
-                let generating = bounds::kind(last, used).map(|k| (k, last.to_string()));
+                let generating =
+                    bounds::kind(last, used, self.dialect()).map(|k| (k, last.to_string()));
                 self.analysis.functions.insert(display);
                 Ok(generating)
             }
