@@ -1,10 +1,54 @@
-//! Where a filter may go in place, in a grouped SELECT's WHERE (or an outer join's ON) instead
-//! of a derived table: which items of a FROM keep their rows through its joins, and the filter
-//! put ahead of the statement's own condition.
+//! Where a filter may go in place, in a SELECT's WHERE (or an outer join's ON) instead of a
+//! derived table, and when: a grouped SELECT, or one whose select list names a table's whole
+//! row; which items of a FROM keep their rows through its joins, and the filter put ahead of the
+//! statement's own condition.
+
+use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, Join, JoinConstraint, JoinOperator, TableFactor, TableWithJoins,
+    visit_expressions, BinaryOperator, Expr, Join, JoinConstraint, JoinOperator, Select,
+    SelectItem, TableFactor, TableWithJoins,
 };
+
+/// True when an expression of `select`'s select list is a bare name that is also the alias (or
+/// the name) of a table of its FROM: PostgreSQL reads it as that table's whole row (`SELECT i
+/// FROM invoice i`, `row_to_json(i)`), typed by the table, which a derived table would turn into
+/// an anonymous `record` whose fields lose their names. A column that happens to have such a
+/// name only makes the filter go in place, which is equivalent.
+pub(crate) fn names_a_whole_row(select: &Select) -> bool {
+    let names: Vec<&str> = select
+        .from
+        .iter()
+        .flat_map(|twj| std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation)))
+        .filter_map(|factor| match factor {
+            TableFactor::Table { name, alias, .. } => match alias {
+                Some(a) => Some(a.name.value.as_str()),
+                None => name
+                    .0
+                    .last()
+                    .and_then(|p| p.as_ident())
+                    .map(|i| i.value.as_str()),
+            },
+            _ => None,
+        })
+        .collect();
+    if names.is_empty() {
+        return false;
+    }
+    select.projection.iter().any(|item| {
+        let expr = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => return false,
+        };
+        visit_expressions(expr, |e| match e {
+            Expr::Identifier(id) if names.iter().any(|n| n.eq_ignore_ascii_case(&id.value)) => {
+                ControlFlow::Break(())
+            }
+            _ => ControlFlow::Continue(()),
+        })
+        .is_break()
+    })
+}
 
 /// `filter AND (condition)`: the filter first, so that engines which evaluate a conjunction
 /// left to right (PostgreSQL among equal-cost clauses, SQLite, MySQL) test the statement's own

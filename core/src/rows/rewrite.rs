@@ -11,7 +11,9 @@ use sqlparser::ast::{
 
 use super::bind::bind;
 use super::compile::{own_factor, parse_query};
-use super::in_place::{filter_first, nullable_side, on_condition, plain_items, preserved};
+use super::in_place::{
+    filter_first, names_a_whole_row, nullable_side, on_condition, plain_items, preserved,
+};
 use super::printed::verbatim;
 use super::vars::Vars;
 use super::{visit_levels, FilteredRef, RowFilters, INNER_ALIAS};
@@ -138,7 +140,7 @@ impl Rewriter<'_> {
 impl VisitorMut for Rewriter<'_> {
     type Break = Stop;
 
-    /// A grouped SELECT keeps its filtered tables where it can (see [`Rewriter::filter_in_place`]):
+    /// A grouped SELECT (or one naming a whole row) keeps its filtered tables where it can (see [`Rewriter::filter_in_place`]):
     /// done before the table factors below it are visited, so that they are no longer pending.
     fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<Stop> {
         match self.grouped_in_place(query.body.as_mut()) {
@@ -188,12 +190,14 @@ impl Rewriter<'_> {
     /// rows `x LEFT JOIN (rows of t where p) ON c` does. Not when an item of the FROM could read
     /// the unfiltered rows before the WHERE removes them (LATERAL, a table function), nor for an
     /// alias that renames the table's columns or a sampled table: those are wrapped as
-    /// everywhere else.
+    /// everywhere else. A SELECT whose select list names a table's whole row does the same, so
+    /// that the row keeps its table's type and field names ([`names_a_whole_row`]).
     fn filter_in_place(&mut self, select: &mut Select) -> Result<(), GuardError> {
-        let GroupByExpr::Expressions(grouped, _) = &select.group_by else {
-            return Ok(());
-        };
-        if grouped.is_empty() || self.vars.is_none() || !select.from.iter().all(plain_items) {
+        let grouped = matches!(&select.group_by, GroupByExpr::Expressions(g, _) if !g.is_empty());
+        if !(grouped || names_a_whole_row(select))
+            || self.vars.is_none()
+            || !select.from.iter().all(plain_items)
+        {
             return Ok(());
         }
         let mut added: Vec<Expr> = Vec::new();

@@ -39,6 +39,29 @@ fn grouped_select_keeps_a_preserved_table_in_place() {
     );
 }
 
+/// A whole-row reference reads the table's row type; a derived table of its rows would make it
+/// an anonymous `record` whose fields are `f1`, `f2`, ...: a SELECT that names a whole row keeps
+/// its filtered tables in place (issue 29: `SELECT i FROM invoice i` under a filter).
+#[test]
+fn whole_row_reference_keeps_the_table_in_place() {
+    assert_eq!(
+        rewritten("SELECT i FROM invoice i ORDER BY i.invoice_id"),
+        "SELECT i FROM invoice i WHERE (i.customer_id = 7) ORDER BY i.invoice_id"
+    );
+    assert_eq!(
+        rewritten("SELECT row_to_json(invoice) AS j FROM invoice WHERE total > 1"),
+        "SELECT row_to_json(invoice) AS j FROM invoice WHERE (invoice.customer_id = 7) AND (total > 1)"
+    );
+    // Without a whole-row reference, a plain SELECT wraps as before.
+    assert!(rewritten("SELECT i.total FROM invoice i").contains("sqlgate_filtered"));
+    // The nullable side of a LEFT JOIN keeps its place with its predicate in the ON.
+    assert_eq!(
+        rewritten("SELECT c, i.total FROM customer c LEFT JOIN invoice i ON i.customer_id = c.customer_id"),
+        "SELECT c, i.total FROM customer c LEFT JOIN invoice i ON (i.customer_id = 7) AND \
+         (i.customer_id = c.customer_id) WHERE (c.customer_id = 7)"
+    );
+}
+
 /// The nullable side of an outer join keeps its place too, its predicate first in the join's
 /// ON (PostgreSQL escape-107 of the RLS oracle failed with "must appear in the GROUP BY clause"
 /// when it was wrapped); a FULL JOIN, a USING join and every table of a SELECT where an item
