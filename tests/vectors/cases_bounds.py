@@ -273,6 +273,15 @@ def format_cases(ok, no):
         runs(ok("SELECT format('{:>6}|{:.2f}', 'ab', 1.5) AS v", "duckdb: fmt small widths", dialect="duckdb")),
         ok("SELECT format(12332.123456, 4) AS v", "mysql: FORMAT(number, decimals) is no format string",
            dialect="mysql"),
+        # A collecting aggregate makes one value of every generated row.
+        no("SELECT length(string_agg(repeat('x', 1000000), '')) AS n FROM generate_series(1, 1000)",
+           "postgres: string_agg of generated values over generated rows", BIG, "select"),
+        no("SELECT length(group_concat(zeroblob(100000))) AS n FROM generate_series(1, 1000)",
+           "sqlite: group_concat over generated rows", BIG, "select", dialect="sqlite"),
+        no("SELECT len(list(repeat('x', 100000))) AS n FROM range(1000)", "duckdb: list over generated rows", BIG,
+           "select", dialect="duckdb"),
+        runs(ok("SELECT string_agg(CAST(x AS text), ',') AS days FROM generate_series(1, 31) AS g(x)",
+                "postgres: string_agg over a small series")),
     ]
 
 

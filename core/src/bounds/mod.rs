@@ -120,6 +120,43 @@ pub(crate) fn kind(name: &str, used: FunctionUse, dialect: Dialect) -> Option<Ki
     })
 }
 
+/// True for an aggregate that collects every row's value into one value (`string_agg`,
+/// `array_agg`, `group_concat`, `json_agg`, DuckDB's `list`, ...): over generated rows its
+/// result grows with their product, which `max_generated_bytes` bounds.
+pub(crate) fn collects(name: &str) -> bool {
+    matches!(
+        name,
+        "string_agg"
+            | "array_agg"
+            | "group_concat"
+            | "listagg"
+            | "json_agg"
+            | "jsonb_agg"
+            | "json_object_agg"
+            | "jsonb_object_agg"
+            | "json_arrayagg"
+            | "json_objectagg"
+            | "json_group_array"
+            | "json_group_object"
+            | "xmlagg"
+            | "list"
+            | "array_concat_agg"
+            | "collect_list"
+            | "collect_set"
+            | "grouparray"
+            | "arrayagg"
+    )
+}
+
+/// The bytes one row adds to a collecting aggregate: the sizes of its positional arguments (a
+/// literal's, a generating call's, 1 for anything else).
+pub(crate) fn row_bytes(args: &[FunctionArg], dialect: Dialect) -> f64 {
+    (0..args.len())
+        .map_while(|i| positional(args, i))
+        .map(|e| text_bytes(Some(e), dialect))
+        .sum()
+}
+
 /// What one call generates.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Amount {

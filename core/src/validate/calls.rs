@@ -103,6 +103,12 @@ impl Walker<'_, '_> {
             if let Some((kind, name)) = generating {
                 self.generating_call(kind, &name, &list.args, location)?;
             }
+            let last = function.name.0.last().and_then(|p| p.as_ident());
+            if let Some(name) = last.map(|i| i.value.to_ascii_lowercase()) {
+                if bounds::collects(&name) {
+                    self.collecting_call(&name, &list.args, location)?;
+                }
+            }
             for arg in &list.args {
                 self.star_argument(&function.name, arg, scope, location)?;
             }
@@ -172,6 +178,31 @@ mod tests {
             code(&g, "SELECT count(*) FROM range(100000000)").as_deref(),
             Some("generated_too_large")
         );
+    }
+
+    #[test]
+    fn a_collecting_aggregate_over_generated_rows_is_bounded() {
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT string_agg(repeat('x', 1000000), '') FROM generate_series(1, 1000)",
+            "SELECT length(array_agg(lpad('', 10000))::text) FROM generate_series(1, 1000)",
+            "SELECT json_agg(lpad('', 100)) FROM generate_series(1, 10) a, generate_series(1, 100000) b",
+            "SELECT (SELECT string_agg(repeat('ab', 1000), ',') FROM generate_series(1, 1000))",
+        ] {
+            assert_eq!(
+                code(&g, sql).as_deref(),
+                Some("generated_too_large"),
+                "{sql}"
+            );
+        }
+        for sql in [
+            "SELECT string_agg(x::text, ',') FROM generate_series(1, 365) x",
+            // Rows of a table are data: the aggregate reads what is stored.
+            "SELECT string_agg(name, ',') FROM customer",
+            "SELECT array_agg(lpad('', 100)) FROM generate_series(1, 100)",
+        ] {
+            assert_eq!(code(&g, sql), None, "{sql}");
+        }
     }
 
     #[test]

@@ -68,6 +68,30 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// A collecting aggregate (`string_agg`, `array_agg`, ...) over the rows this query
+    /// generates: one value of their product, bounded by `max_generated_bytes`
+    /// (`string_agg(repeat('x', 1000000), '')` over `generate_series(1, 1000)` is a gigabyte).
+    pub(super) fn collecting_call(
+        &self,
+        name: &str,
+        args: &[FunctionArg],
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        let rows = self.generated.rows;
+        if rows <= 1.0 {
+            return Ok(());
+        }
+        let bytes = bounds::row_bytes(args, self.dialect()) * rows;
+        let bound = self.ctx.bounds.max_bytes;
+        if bounds::within(bytes, bound) {
+            Ok(())
+        } else {
+            Err(refuse::too_many_collected_bytes(
+                name, bytes, rows, bound, location,
+            ))
+        }
+    }
+
     /// Multiplies the rows generated so far by `rows` (from `what`); refuses past
     /// `max_generated_rows`.
     pub(super) fn generate_rows(

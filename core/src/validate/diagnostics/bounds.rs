@@ -38,6 +38,32 @@ pub(in crate::validate) fn too_many_bytes(
     )
 }
 
+/// A collecting aggregate whose one value, over generated rows, would pass the byte bound.
+pub(in crate::validate) fn too_many_collected_bytes(
+    aggregate: &str,
+    bytes: f64,
+    rows: f64,
+    bound: f64,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::GeneratedTooLarge,
+        format!(
+            "`{aggregate}` would collect {} generated rows into one value of about {} bytes; \
+             the policy allows {} (max_generated_bytes)",
+            count(rows),
+            count(bytes),
+            count(bound)
+        ),
+        format!(
+            "collect fewer generated rows or smaller values: `{aggregate}`'s result may be at \
+             most {} bytes",
+            count(bound)
+        ),
+        location,
+    )
+}
+
 /// Series and generators whose rows multiply past the bound.
 pub(in crate::validate) fn too_many_rows(
     what: &str,
