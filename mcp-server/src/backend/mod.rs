@@ -22,6 +22,7 @@ pub mod hints;
 pub mod interval;
 pub mod mysql;
 pub mod options;
+pub mod params;
 pub mod postgres;
 pub mod schema;
 pub mod sqlite;
@@ -37,6 +38,7 @@ pub use self::collect::{
 };
 use self::cost::Estimate;
 pub use self::error::{ConnectError, DbError, DbErrorCode};
+pub use self::params::{Params, NO_PARAMS};
 pub use self::schema::{
     link_references, to_catalog, ColumnDetail, ForeignKeyDetail, ReferencedBy, TableDetail,
 };
@@ -57,6 +59,17 @@ pub trait Database: Send + Sync {
     fn execute(
         &self,
         sql: &str,
+        limits: QueryLimits,
+    ) -> impl Future<Output = Result<QueryResult, DbError>> + Send {
+        self.execute_with(sql, &NO_PARAMS, limits)
+    }
+
+    /// [`Database::execute`] with `params` bound by the driver to the `:name` placeholders of
+    /// `sql` (a published query; see [`params`]).
+    fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
         limits: QueryLimits,
     ) -> impl Future<Output = Result<QueryResult, DbError>> + Send;
 
@@ -138,7 +151,17 @@ impl Backend {
 
     /// Executes approved SQL under the limits. A database error carries the engine's hint.
     pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        let result = each_engine!(self, db => db.execute(sql, limits).await);
+        self.execute_with(sql, &NO_PARAMS, limits).await
+    }
+
+    /// Executes approved SQL with `params` bound to its `:name` placeholders by the driver.
+    pub async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        let result = each_engine!(self, db => db.execute_with(sql, params, limits).await);
         result.map_err(|e| self.with_hint(e, sql))
     }
 

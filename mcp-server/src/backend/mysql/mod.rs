@@ -26,6 +26,7 @@ use sqlgate::Dialect;
 
 use self::error::map_err;
 use crate::backend::cost::Estimate;
+use crate::backend::params::Params;
 use crate::backend::{
     Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
 };
@@ -302,8 +303,13 @@ impl Database for MysqlBackend {
         }
     }
 
-    async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        self.read(sql, limits).await
+    async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        self.read(sql, params, limits).await
     }
 
     async fn mutate(

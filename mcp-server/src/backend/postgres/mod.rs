@@ -25,6 +25,7 @@ use self::bounds::Bounds;
 use self::error::{map_err, pool_err};
 use self::tls::{sslmode, tls_config, TlsMode};
 use crate::backend::cost::Estimate;
+use crate::backend::params::Params;
 use crate::backend::{
     ConnectError, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
     TableDetail,
@@ -145,8 +146,13 @@ impl Database for PgBackend {
         "postgres"
     }
 
-    async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        self.read(sql, limits).await
+    async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        self.read(sql, params, limits).await
     }
 
     async fn mutate(

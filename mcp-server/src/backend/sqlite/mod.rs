@@ -22,6 +22,7 @@ use sqlgate::Dialect;
 use self::error::map_err;
 use self::idle::IdleConnections;
 use crate::backend::cost::Estimate;
+use crate::backend::params::Params;
 use crate::backend::{
     Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
 };
@@ -100,8 +101,13 @@ impl Database for SqliteBackend {
         "sqlite"
     }
 
-    async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        self.read(sql, limits).await
+    async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        self.read(sql, params, limits).await
     }
 
     async fn mutate(

@@ -1,0 +1,16 @@
+//! Published parameterized queries (`[[queries]]`) and prompts (`[[prompts]]`) through rmcp's
+//! client: each query listed as its own read-only tool with a typed input schema, called with
+//! its values bound by the driver (an injection attempt stays a value), refused with a
+//! structured `bad_request` for a bad parameter, and checked by the guard under the engine's
+//! policy (`sqlite`, on the demo database; `postgres` and `mysql`, on Chinook when their URLs
+//! are set); the start refused for a query the policy refuses (`startup`, the binary).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../common/mod.rs"]
+mod common;
+mod fixture;
+mod mysql;
+mod postgres;
+mod sqlite;
+mod startup;
