@@ -12,5 +12,6 @@ mod common;
 mod fixture;
 mod mysql;
 mod postgres;
+mod readme;
 mod sqlite;
 mod startup;
