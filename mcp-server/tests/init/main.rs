@@ -1,6 +1,7 @@
 //! `sqlgate-mcp init --from-db`: golden drafts of Chinook on SQLite (the corpus's file),
-//! PostgreSQL (`SQLGATE_CHINOOK_URL`) and MariaDB (`SQLGATE_MARIADB_CHINOOK_URL`) with the
-//! expected PII guesses and no guess on a `name` that is not a person's; comments as
+//! PostgreSQL (`SQLGATE_CHINOOK_URL`) and MariaDB (`SQLGATE_MARIADB_CHINOOK_URL`), and the
+//! guesses on DuckDB (with the cargo feature): the expected PII guesses and no guess on a `name`
+//! that is not a person's; comments as
 //! descriptions and keys as relationships on databases of the test's own; `--sample`, which never
 //! prints a value; `--include` / `--exclude`; and `--output`, which never replaces a file without
 //! `--force`. `SQLGATE_BLESS=1` rewrites the golden files.
@@ -10,6 +11,8 @@
 #[path = "../common/mod.rs"]
 #[allow(unused_imports)]
 mod common;
+#[cfg(feature = "duckdb")]
+mod duckdb;
 mod engines;
 mod sqlite;
 

@@ -3,12 +3,15 @@
 //! its values bound by the driver (an injection attempt stays a value), refused with a
 //! structured `bad_request` for a bad parameter, and checked by the guard under the engine's
 //! policy (`sqlite`, on the demo database; `postgres` and `mysql`, on Chinook when their URLs
-//! are set); the start refused for a query the policy refuses (`startup`, the binary).
+//! are set; `duckdb`, with the cargo feature); the start refused for a query the policy refuses
+//! (`startup`, the binary); the README's configuration (`readme`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../common/mod.rs"]
 mod common;
+#[cfg(feature = "duckdb")]
+mod duckdb;
 mod fixture;
 mod mysql;
 mod postgres;
