@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use sqlgate::Policy;
+use sqlgate::{Policy, VarValue, Vars};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::build::build_engines;
@@ -14,7 +14,7 @@ use crate::audit::{Audit, AuditOptions, ServerFacts};
 use crate::config::flags::ServeArgs;
 use crate::config::{resolve_serve, ServeConfig};
 use crate::gate::Engine;
-use crate::transport::auth::claims::ClaimRule;
+use crate::transport::auth::claims::{ClaimRule, ClaimType};
 use crate::transport::http::{serve_http_routes, Credential, HttpOptions, HttpRoute};
 use crate::transport::stdio::serve_stdio;
 use crate::transport::tls::TlsConfig;
@@ -141,8 +141,10 @@ async fn serve(cfg: ServeConfig) -> Result<(), Stop> {
         _ = shutdown.cancelled() => return Ok(()),
     };
     // Every published query passes the guard under each principal who sees it, or nothing serves.
-    for (_, engine) in &engines {
-        engine.check_published().map_err(Stop::Usage)?;
+    for (credential, engine) in &engines {
+        engine
+            .check_published(&claim_samples(credential))
+            .map_err(Stop::Usage)?;
     }
     if cfg.principals.is_empty() {
         engines = server_routes(engines, token, cfg.oauth.is_some());
@@ -153,6 +155,24 @@ async fn serve(cfg: ServeConfig) -> Result<(), Stop> {
     // batch to the collector, unless it does not answer in time.
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), audit.flush()).await;
     Ok(served?)
+}
+
+/// A value of its type for each variable a route's tokens bind from their claims, to check the
+/// published queries under the row filters those variables feed.
+fn claim_samples(credential: &Credential) -> Vars {
+    let mut vars = Vars::new();
+    if let Credential::Claims(rule) = credential {
+        for v in &rule.vars {
+            let sample = match v.ty {
+                ClaimType::Integer => VarValue::Int(0),
+                ClaimType::Number => VarValue::Float(0.0),
+                ClaimType::String => VarValue::Text("sample".into()),
+                ClaimType::Boolean => VarValue::Bool(false),
+            };
+            vars.set(v.var.clone(), sample);
+        }
+    }
+    vars
 }
 
 /// The server's own engine without principals: its static token, and with `[oauth]` every

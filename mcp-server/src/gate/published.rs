@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use sqlgate::Vars;
 
 use super::error::ToolError;
 use super::Engine;
@@ -249,9 +250,16 @@ impl Engine {
     }
 
     /// The guard's verdict on every query this principal sees, at start: a refusal names the
-    /// query, the principal and the reason.
-    pub fn check_published(&self) -> Result<(), String> {
+    /// query, the principal and the reason. `from_claims` stands for the variables its callers'
+    /// tokens bind (a value of each one's type): their row filters are checked too.
+    pub fn check_published(&self, from_claims: &Vars) -> Result<(), String> {
         let guard = self.guard();
+        let mut vars = self.vars().clone();
+        for (name, value) in from_claims.iter() {
+            if vars.get(name).is_none() {
+                vars.set(name, value.clone());
+            }
+        }
         let who = match self.principal() {
             Some(p) => format!(" (principal {p})"),
             None => String::new(),
@@ -262,7 +270,7 @@ impl Engine {
             }
             let cap = q.row_cap(self.row_cap());
             let approved = guard
-                .check_with_vars_and_row_cap(&q.sql, self.vars(), cap)
+                .check_with_vars_and_row_cap(&q.sql, &vars, cap)
                 .map_err(|r| {
                     format!(
                         "published query `{}`{who} is refused: {}: {}",

@@ -21,7 +21,9 @@ pub async fn client_for(mut engine: Engine, config: &str) -> RunningService<Role
     let file: FileConfig = toml::from_str(config).expect("settings parse");
     let published = resolve_published(&file).expect("published queries are valid");
     engine.set_published(Arc::new(published));
-    engine.check_published().expect("the guard approves them");
+    engine
+        .check_published(&sqlgate::Vars::new())
+        .expect("the guard approves them");
     serve_in_process(SqlGateServer::new(Arc::new(engine), Audit::stderr())).await
 }
 

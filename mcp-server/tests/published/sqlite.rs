@@ -138,7 +138,9 @@ id = { type = "integer" }
     let file: FileConfig = toml::from_str(refused_query).unwrap();
     let mut engine = demo(demo_policy(), Vars::new()).await;
     engine.set_published(Arc::new(resolve_published(&file).unwrap()));
-    let e = engine.check_published().expect_err("email is protected");
+    let e = engine
+        .check_published(&Vars::new())
+        .expect_err("email is protected");
     assert!(e.contains("customer_emails") && e.contains("email"), "{e}");
 
     // Undeclared and unused parameters are refused before anything runs.
@@ -154,7 +156,7 @@ id = { type = "integer" }
         );
         let file: FileConfig = toml::from_str(&text).unwrap();
         engine.set_published(Arc::new(resolve_published(&file).unwrap()));
-        let e = engine.check_published().expect_err(sql);
+        let e = engine.check_published(&Vars::new()).expect_err(sql);
         assert!(e.contains("`q`") && e.contains(needle), "{e}");
     }
 }
@@ -177,4 +179,27 @@ async fn names_and_principals_are_checked_before_anything_connects() {
     }
     let bad_type = "[[queries]]\nname = \"q\"\ndescription = \"d\"\nsql = \"SELECT :a\"\nparams = { a = { type = \"date\" } }\n";
     assert!(toml::from_str::<FileConfig>(bad_type).is_err());
+}
+
+#[tokio::test]
+async fn variables_from_claims_are_stood_for_at_start() {
+    // A row filter whose variable a caller's token binds: no value at start but a sample of its
+    // type, so the query is checked under the filter.
+    let policy = Policy {
+        rows: Some(toml::from_str("customers = \"id <= :last\"").expect("rows")),
+        ..demo_policy()
+    };
+    let mut engine = demo(policy, Vars::new()).await;
+    let file: FileConfig = toml::from_str(CONFIG).unwrap();
+    engine.set_published(Arc::new(resolve_published(&file).unwrap()));
+    let e = engine
+        .check_published(&Vars::new())
+        .expect_err("no value for :last");
+    assert!(e.contains("customers_in_city") && e.contains("last"), "{e}");
+    let sample: Vars = [("last".to_string(), VarValue::Int(0))]
+        .into_iter()
+        .collect();
+    engine
+        .check_published(&sample)
+        .expect("checked under the filter");
 }
