@@ -85,11 +85,28 @@ pub struct Placeholder {
 /// dollar-quoted strings and `::` casts are skipped). A text the scanner misreads can only fail:
 /// the caller compares the names found with the names declared.
 pub fn placeholders(sql: &str) -> Vec<Placeholder> {
+    scan(sql).0
+}
+
+/// The positional placeholders of `sql` (`?`, `?1`, `$1`), outside literals: a published query
+/// names its parameters, and a positional one would be bound to another's value.
+pub fn positional(sql: &str) -> Vec<String> {
+    scan(sql).1
+}
+
+/// The named and the positional placeholders of `sql`.
+fn scan(sql: &str) -> (Vec<Placeholder>, Vec<String>) {
     let b = sql.as_bytes();
     let mut out = Vec::new();
+    let mut positional = Vec::new();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
+            b'?' | b'$' if b[i] == b'?' || b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                let end = i + 1 + b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                positional.push(sql[i..end].to_string());
+                i = end;
+            }
             b'\'' => {
                 let escapes = i > 0 && matches!(b[i - 1], b'E' | b'e');
                 i = skip_quoted(b, i, b'\'', escapes);
@@ -121,7 +138,7 @@ pub fn placeholders(sql: &str) -> Vec<Placeholder> {
             _ => i += 1,
         }
     }
-    out
+    (out, positional)
 }
 
 /// The distinct placeholder names of `sql`.
@@ -210,6 +227,10 @@ mod tests {
         );
         assert_eq!(names("SELECT 'it''s :no' || :v -- :no\n /* :no */"), ["v"]);
         assert_eq!(names("SELECT a:b, :1, $1"), Vec::<String>::new());
+        assert_eq!(
+            positional("SELECT '?', $1, ?, ?2, $$ ? $$, :a"),
+            ["$1", "?", "?2"]
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use sqlgate::Vars;
 
 use super::error::ToolError;
 use super::Engine;
-use crate::backend::params::{placeholder_names, ParamType, ParamValue, Params};
+use crate::backend::params::{placeholder_names, positional, ParamType, ParamValue, Params};
 
 /// The queries and prompts of the settings file.
 #[derive(Debug, Clone, Default)]
@@ -215,6 +215,11 @@ impl PublishedQuery {
 /// The approved SQL names exactly the parameters bound (fail closed: a placeholder without a
 /// value, or a value without a placeholder, refuses before anything runs).
 pub fn same_parameters(approved_sql: &str, params: &Params) -> Result<(), ToolError> {
+    if let Some(p) = positional(approved_sql).first() {
+        let m =
+            format!("the query has a positional placeholder `{p}`: name each parameter `:name`");
+        return Err(ToolError::bad_request(m, None));
+    }
     let found = placeholder_names(approved_sql);
     let found: BTreeSet<&str> = found.iter().map(String::as_str).collect();
     if found == params.names() {

@@ -150,6 +150,10 @@ id = { type = "integer" }
             ":city",
         ),
         ("SELECT id FROM customers", ":id"),
+        (
+            "SELECT id FROM customers WHERE id = :id OR id = ?",
+            "positional placeholder `?`",
+        ),
     ] {
         let text = format!(
             "[[queries]]\nname = \"q\"\ndescription = \"d\"\nsql = \"{sql}\"\n[queries.params]\nid = {{ type = \"integer\" }}\n"
