@@ -4,10 +4,12 @@
 //! structured `bad_request` for a bad parameter, and checked by the guard under the engine's
 //! policy (`sqlite`, on the demo database; `postgres` and `mysql`, on Chinook when their URLs
 //! are set; `duckdb`, with the cargo feature); the start refused for a query the policy refuses
-//! (`startup`, the binary); the README's configuration (`readme`).
+//! (`startup`, the binary); quota and audit (`accounting`); the README's configuration
+//! (`readme`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod accounting;
 #[path = "../common/mod.rs"]
 mod common;
 #[cfg(feature = "duckdb")]
