@@ -41,6 +41,7 @@ pub use self::error::{ConnectError, DbError, DbErrorCode};
 pub use self::params::{Params, NO_PARAMS};
 pub use self::schema::{
     link_references, to_catalog, ColumnDetail, ForeignKeyDetail, ReferencedBy, TableDetail,
+    UniqueKey,
 };
 
 /// What every engine does: the written contract between the gate and a database.
@@ -86,6 +87,12 @@ pub trait Database: Send + Sync {
     /// Reads tables, columns, keys and comments (`referenced_by` is left empty: the caller links
     /// the tables).
     fn introspect(&self) -> impl Future<Output = Result<Vec<TableDetail>, DbError>> + Send;
+
+    /// The unique keys of the tables (unique constraints and indexes over plain columns, not
+    /// partial); none by default (an engine that does not read them).
+    fn unique_keys(&self) -> impl Future<Output = Result<Vec<UniqueKey>, DbError>> + Send {
+        std::future::ready(Ok(Vec::new()))
+    }
 
     /// The planner's estimate of approved `sql` (`None`: the engine gives none).
     fn estimate(
@@ -181,6 +188,11 @@ impl Backend {
         let mut tables = each_engine!(self, db => db.introspect().await)?;
         link_references(&mut tables);
         Ok(tables)
+    }
+
+    /// The unique keys of the tables (PostgreSQL, MySQL / MariaDB, SQLite; none from DuckDB).
+    pub async fn unique_keys(&self) -> Result<Vec<UniqueKey>, DbError> {
+        each_engine!(self, db => db.unique_keys().await)
     }
 
     /// The planner's estimate of approved `sql` (`None`: the engine gives none, SQLite). A

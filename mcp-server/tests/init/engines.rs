@@ -47,6 +47,7 @@ async fn postgres_comments_keys_and_schemas() {
         "CREATE SCHEMA sales;
          CREATE TABLE account (id int PRIMARY KEY, name text, region text);
          CREATE TABLE account_profile (account_id int PRIMARY KEY REFERENCES account(id), bio text);
+         CREATE TABLE account_logo (id int PRIMARY KEY, account_id int UNIQUE REFERENCES account(id));
          CREATE TABLE sales.deal (id int PRIMARY KEY, account_id int REFERENCES account(id),
                                   owner_email text, amount numeric);
          CREATE VIEW sales.big_deal AS SELECT id FROM sales.deal WHERE amount > 1000;
@@ -131,6 +132,13 @@ async fn mariadb_comments() {
         "CREATE TABLE sqlgate_init_probe.member (id INT PRIMARY KEY,
            full_name VARCHAR(80) COMMENT 'As printed on the card',
            mobile VARCHAR(20)) COMMENT 'Club members'",
+    )
+    .await
+    .unwrap();
+    conn.query_drop(
+        "CREATE TABLE sqlgate_init_probe.card (id INT PRIMARY KEY, member_id INT NOT NULL UNIQUE,
+           issued_to INT, FOREIGN KEY (member_id) REFERENCES sqlgate_init_probe.member (id),
+           FOREIGN KEY (issued_to) REFERENCES sqlgate_init_probe.member (id))",
     )
     .await
     .unwrap();

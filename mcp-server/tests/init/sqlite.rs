@@ -27,8 +27,13 @@ fn output_is_never_replaced_without_force() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
     let c = rusqlite::Connection::open(&db).unwrap();
-    c.execute_batch("CREATE TABLE person (id INTEGER PRIMARY KEY, email TEXT)")
-        .unwrap();
+    c.execute_batch(
+        "CREATE TABLE person (id INTEGER PRIMARY KEY, email TEXT);
+         CREATE TABLE badge (id INTEGER PRIMARY KEY, person_id INTEGER UNIQUE REFERENCES person(id),
+                             given_by INTEGER REFERENCES person(id));
+         CREATE UNIQUE INDEX badge_partial ON badge (given_by) WHERE given_by > 0;",
+    )
+    .unwrap();
     let url = format!("sqlite:{}", db.display());
     let out = dir.path().join("policy.toml");
     std::fs::write(&out, "keep me").unwrap();
@@ -44,6 +49,10 @@ fn output_is_never_replaced_without_force() {
         written.contains("pii = \"EMAIL_ADDRESS\"  # column name \"email\""),
         "{written}"
     );
+    // A foreign key on a unique key is one-to-one; a partial unique index makes none.
+    let one = "from = \"badge.person_id\"\nto = \"person.id\"\ncardinality = \"one_to_one\"";
+    let many = "from = \"badge.given_by\"\nto = \"person.id\"\ncardinality = \"many_to_one\"";
+    assert!(written.contains(one) && written.contains(many), "{written}");
     let (code, _, _) = init(&["--from-db", "oracle://u:secret@h/db"]);
     assert_eq!(code, Some(2));
 }

@@ -1,8 +1,8 @@
 //! `sqlgate-mcp init --from-db URL`: a draft policy for a human to review, read from a live
 //! database (PostgreSQL, MySQL / MariaDB, SQLite, DuckDB): its tables and views (system schemas
-//! are never introspected), foreign keys as relationships, comments as descriptions, and PII
-//! categories guessed from column names and types ([`guess`]), optionally from sampled values
-//! ([`sample`], `--sample N`). Written to stdout, or to `--output FILE` (never over an existing
+//! are never introspected), foreign keys as relationships (one-to-one on a unique key), comments
+//! as descriptions, and PII categories guessed from column names and types ([`guess`]),
+//! optionally from sampled values ([`sample`], `--sample N`). Written to stdout, or to `--output FILE` (never over an existing
 //! file without `--force`) as TOML ([`render`]).
 
 pub mod guess;
@@ -116,6 +116,10 @@ pub async fn draft_from(source: &Source, args: &InitArgs) -> Result<String, Stri
         .introspect()
         .await
         .map_err(|e| format!("cannot read the schema: {e}"))?;
+    let unique = backend
+        .unique_keys()
+        .await
+        .map_err(|e| format!("cannot read the unique keys: {e}"))?;
     let default_schema = match backend.kind() {
         "postgres" => Some("public"),
         "duckdb" => Some("main"),
@@ -133,10 +137,16 @@ pub async fn draft_from(source: &Source, args: &InitArgs) -> Result<String, Stri
             (None, _) => t.name.clone(),
         };
         let guesses = guesses(&backend, t, args.sample).await?;
+        let unique = unique
+            .iter()
+            .filter(|k| k.table == t.name && k.schema == t.schema)
+            .map(|k| k.columns.clone())
+            .collect();
         drafts.push(DraftTable {
             table: t,
             name,
             guesses,
+            unique,
         });
     }
     Ok(render::draft(

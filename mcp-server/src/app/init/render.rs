@@ -17,6 +17,8 @@ pub struct DraftTable<'a> {
     pub name: String,
     /// The guess for each column (in column order; `None`: no guess).
     pub guesses: Vec<Option<Guess>>,
+    /// Its unique keys' columns (besides the primary key).
+    pub unique: Vec<Vec<String>>,
 }
 
 /// A TOML basic string.
@@ -109,7 +111,8 @@ fn annotations(s: &mut String, t: &DraftTable<'_>) {
 }
 
 /// One `[[annotations.relationships]]` per foreign key between two tables of the draft:
-/// `many_to_one` from the referencing side, `one_to_one` when its columns are its primary key.
+/// `many_to_one` from the referencing side, `one_to_one` when its columns are its primary key
+/// or another unique key.
 fn relationships(s: &mut String, tables: &[DraftTable<'_>]) {
     for t in tables {
         for fk in &t.table.foreign_keys {
@@ -128,15 +131,16 @@ fn relationships(s: &mut String, tables: &[DraftTable<'_>]) {
                     many => format!("[{}]", many.join(", ")),
                 }
             };
-            let mut pk = t.table.primary_key.clone();
-            let mut cols = fk.columns.clone();
-            pk.sort();
-            cols.sort();
-            let cardinality = if !pk.is_empty() && pk == cols {
-                "one_to_one"
-            } else {
-                "many_to_one"
+            let sorted = |v: &[String]| {
+                let mut v = v.to_vec();
+                v.sort();
+                v
             };
+            let cols = sorted(&fk.columns);
+            let unique = std::iter::once(&t.table.primary_key)
+                .chain(&t.unique)
+                .any(|k| !k.is_empty() && sorted(k) == cols);
+            let cardinality = if unique { "one_to_one" } else { "many_to_one" };
             let _ = writeln!(
                 s,
                 "\n[[annotations.relationships]]\nfrom = {}\nto = {}\ncardinality = {}",

@@ -13,6 +13,7 @@ mod plan;
 mod read;
 pub mod render;
 mod tls;
+mod unique;
 pub mod write;
 
 use std::time::Duration;
@@ -26,6 +27,7 @@ use self::error::{map_err, pool_err};
 use self::tls::{sslmode, tls_config, TlsMode};
 use crate::backend::cost::Estimate;
 use crate::backend::params::Params;
+use crate::backend::UniqueKey;
 use crate::backend::{
     ConnectError, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
     TableDetail,
@@ -166,6 +168,10 @@ impl Database for PgBackend {
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
         self.tables().await
+    }
+
+    async fn unique_keys(&self) -> Result<Vec<UniqueKey>, DbError> {
+        self.unique().await
     }
 
     async fn estimate(&self, sql: &str, timeout: Duration) -> Result<Option<Estimate>, DbError> {

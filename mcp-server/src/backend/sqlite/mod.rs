@@ -10,6 +10,7 @@ mod idle;
 mod introspect;
 mod read;
 mod sample;
+mod unique;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ use self::error::map_err;
 use self::idle::IdleConnections;
 use crate::backend::cost::Estimate;
 use crate::backend::params::Params;
+use crate::backend::UniqueKey;
 use crate::backend::{
     Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
 };
@@ -121,6 +123,10 @@ impl Database for SqliteBackend {
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
         self.tables().await
+    }
+
+    async fn unique_keys(&self) -> Result<Vec<UniqueKey>, DbError> {
+        self.unique().await
     }
 
     /// SQLite gives no cost estimate: the cost cap does not apply.
