@@ -20,6 +20,7 @@ fn main() {
         Command::Check(args) => sqlgate_mcp::app::check::run_check(&args),
         Command::Schema { which } => sqlgate_mcp::app::check::run_schema(which),
         Command::Demo => sqlgate_mcp::app::demo::run_demo(),
+        Command::Init(args) => sqlgate_mcp::app::init::run_init(&args),
         Command::Serve(args) => sqlgate_mcp::app::serve::run_serve(&args),
         Command::Audit(AuditCommand::Verify { files }) => {
             sqlgate_mcp::app::verify::run_verify(&files)

@@ -71,6 +71,7 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
 pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Engine>)>, String> {
     let server = build_engine(cfg).await?;
     let ledger = Arc::new(approval_ledger(cfg)?);
+    let published = Arc::new(cfg.published.clone());
     if cfg.principals.is_empty() {
         let mut server = if cfg.vars.is_empty() {
             server
@@ -79,6 +80,7 @@ pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Eng
         };
         server.set_quota(cfg.quota);
         server.set_approvals(ledger);
+        server.set_published(published);
         return Ok(vec![(Credential::None, Arc::new(server))]);
     }
     let mut out = Vec::new();
@@ -95,6 +97,7 @@ pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Eng
         .await?;
         engine.set_quota(p.quota);
         engine.set_approvals(ledger.clone());
+        engine.set_published(published.clone());
         eprintln!(
             "sqlgate-mcp: principal {}: mode {}{}",
             p.name,

@@ -28,6 +28,8 @@ pub enum Command {
     },
     /// Play what an agent would send against an embedded sample database, and show the verdicts.
     Demo,
+    /// Write a draft policy (TOML) from a live database, for a human to review.
+    Init(crate::app::init::InitArgs),
     /// Serve the MCP tools over stdio (default) or streamable HTTP.
     Serve(Box<crate::config::flags::ServeArgs>),
     /// Audit log tools.

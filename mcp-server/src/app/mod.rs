@@ -1,4 +1,4 @@
-//! The commands: the command line ([`cli`]), `check` and `schema` ([`check`]), `demo`, `serve`
+//! The commands: the command line ([`cli`]), `check` and `schema` ([`check`]), `demo`, `init`, `serve`
 //! (wiring the layers below into a running server) and `audit verify`, with their exit codes.
 
 pub mod build;
@@ -7,6 +7,7 @@ pub mod cli;
 pub mod connect;
 pub mod demo;
 pub mod exit;
+pub mod init;
 pub mod preflight;
 pub mod serve;
 pub mod signals;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use sqlgate::Policy;
+use sqlgate::{Policy, VarValue, Vars};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::build::build_engines;
@@ -14,7 +14,7 @@ use crate::audit::{Audit, AuditOptions, ServerFacts};
 use crate::config::flags::ServeArgs;
 use crate::config::{resolve_serve, ServeConfig};
 use crate::gate::Engine;
-use crate::transport::auth::claims::ClaimRule;
+use crate::transport::auth::claims::{ClaimRule, ClaimType};
 use crate::transport::http::{serve_http_routes, Credential, HttpOptions, HttpRoute};
 use crate::transport::stdio::serve_stdio;
 use crate::transport::tls::TlsConfig;
@@ -46,9 +46,13 @@ pub fn run_serve(args: &ServeArgs) -> i32 {
     };
     let code = match rt.block_on(serve(cfg)) {
         Ok(()) => exit::SUCCESS,
-        Err(e) => {
+        Err(Stop::Failure(e)) => {
             eprintln!("sqlgate-mcp: {e}");
             exit::FAILURE
+        }
+        Err(Stop::Usage(e)) => {
+            eprintln!("sqlgate-mcp: {e}");
+            exit::USAGE
         }
     };
     // The stdio transport reads stdin on a blocking thread that a signal cannot interrupt;
@@ -93,7 +97,19 @@ fn open_audit(cfg: &ServeConfig, engines: &[(Credential, Arc<Engine>)]) -> Resul
     Ok(audit)
 }
 
-async fn serve(cfg: ServeConfig) -> Result<(), String> {
+/// Why `serve` stopped: a configuration the policy refuses (exit 2), or a failure (exit 1).
+enum Stop {
+    Usage(String),
+    Failure(String),
+}
+
+impl From<String> for Stop {
+    fn from(e: String) -> Self {
+        Stop::Failure(e)
+    }
+}
+
+async fn serve(cfg: ServeConfig) -> Result<(), Stop> {
     let token = match (&cfg.http, &cfg.auth_token_env) {
         // With principals, each has its token (the --auth-token-env one is `default`).
         _ if !cfg.principals.is_empty() => None,
@@ -103,10 +119,10 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
             crate::config::read_token(var, "--auth-token-env").map_err(|e| e.to_string())?,
         ),
         (Some(_), None) if !cfg.allow_unauthenticated => {
-            return Err(
+            return Err(Stop::Failure(
                 "HTTP needs a bearer token: pass --auth-token-env VAR (the variable holds the token), or --allow-unauthenticated on a loopback address"
                     .into(),
-            )
+            ))
         }
         _ => None,
     };
@@ -124,6 +140,12 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
         e = build_engines(&cfg) => e?,
         _ = shutdown.cancelled() => return Ok(()),
     };
+    // Every published query passes the guard under each principal who sees it, or nothing serves.
+    for (credential, engine) in &engines {
+        engine
+            .check_published(&claim_samples(credential))
+            .map_err(Stop::Usage)?;
+    }
     if cfg.principals.is_empty() {
         engines = server_routes(engines, token, cfg.oauth.is_some());
     }
@@ -132,7 +154,25 @@ async fn serve(cfg: ServeConfig) -> Result<(), String> {
     // Every record is on disk before its call returns; this also sends the exporter's last
     // batch to the collector, unless it does not answer in time.
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), audit.flush()).await;
-    served
+    Ok(served?)
+}
+
+/// A value of its type for each variable a route's tokens bind from their claims, to check the
+/// published queries under the row filters those variables feed.
+fn claim_samples(credential: &Credential) -> Vars {
+    let mut vars = Vars::new();
+    if let Credential::Claims(rule) = credential {
+        for v in &rule.vars {
+            let sample = match v.ty {
+                ClaimType::Integer => VarValue::Int(0),
+                ClaimType::Number => VarValue::Float(0.0),
+                ClaimType::String => VarValue::Text("sample".into()),
+                ClaimType::Boolean => VarValue::Bool(false),
+            };
+            vars.set(v.var.clone(), sample);
+        }
+    }
+    vars
 }
 
 /// The server's own engine without principals: its static token, and with `[oauth]` every

@@ -22,6 +22,7 @@ pub mod hints;
 pub mod interval;
 pub mod mysql;
 pub mod options;
+pub mod params;
 pub mod postgres;
 pub mod schema;
 pub mod sqlite;
@@ -37,8 +38,10 @@ pub use self::collect::{
 };
 use self::cost::Estimate;
 pub use self::error::{ConnectError, DbError, DbErrorCode};
+pub use self::params::{Params, NO_PARAMS};
 pub use self::schema::{
     link_references, to_catalog, ColumnDetail, ForeignKeyDetail, ReferencedBy, TableDetail,
+    UniqueKey,
 };
 
 /// What every engine does: the written contract between the gate and a database.
@@ -58,6 +61,17 @@ pub trait Database: Send + Sync {
         &self,
         sql: &str,
         limits: QueryLimits,
+    ) -> impl Future<Output = Result<QueryResult, DbError>> + Send {
+        self.execute_with(sql, &NO_PARAMS, limits)
+    }
+
+    /// [`Database::execute`] with `params` bound by the driver to the `:name` placeholders of
+    /// `sql` (a published query; see [`params`]).
+    fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
     ) -> impl Future<Output = Result<QueryResult, DbError>> + Send;
 
     /// Executes an approved mutation in a read-write transaction under the limits' timeout,
@@ -73,6 +87,12 @@ pub trait Database: Send + Sync {
     /// Reads tables, columns, keys and comments (`referenced_by` is left empty: the caller links
     /// the tables).
     fn introspect(&self) -> impl Future<Output = Result<Vec<TableDetail>, DbError>> + Send;
+
+    /// The unique keys of the tables (unique constraints and indexes over plain columns, not
+    /// partial); none by default (an engine that does not read them).
+    fn unique_keys(&self) -> impl Future<Output = Result<Vec<UniqueKey>, DbError>> + Send {
+        std::future::ready(Ok(Vec::new()))
+    }
 
     /// The planner's estimate of approved `sql` (`None`: the engine gives none).
     fn estimate(
@@ -138,7 +158,17 @@ impl Backend {
 
     /// Executes approved SQL under the limits. A database error carries the engine's hint.
     pub async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        let result = each_engine!(self, db => db.execute(sql, limits).await);
+        self.execute_with(sql, &NO_PARAMS, limits).await
+    }
+
+    /// Executes approved SQL with `params` bound to its `:name` placeholders by the driver.
+    pub async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        let result = each_engine!(self, db => db.execute_with(sql, params, limits).await);
         result.map_err(|e| self.with_hint(e, sql))
     }
 
@@ -158,6 +188,11 @@ impl Backend {
         let mut tables = each_engine!(self, db => db.introspect().await)?;
         link_references(&mut tables);
         Ok(tables)
+    }
+
+    /// The unique keys of the tables (PostgreSQL, MySQL / MariaDB, SQLite; none from DuckDB).
+    pub async fn unique_keys(&self) -> Result<Vec<UniqueKey>, DbError> {
+        each_engine!(self, db => db.unique_keys().await)
     }
 
     /// The planner's estimate of approved `sql` (`None`: the engine gives none, SQLite). A

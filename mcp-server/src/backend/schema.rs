@@ -50,6 +50,18 @@ pub struct ReferencedBy {
     pub referenced_columns: Vec<String>,
 }
 
+/// A unique key of a table (a unique constraint or index over plain columns), as `init` reads
+/// it to tell a one-to-one relationship.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UniqueKey {
+    /// The table's schema, when the engine has one.
+    pub schema: Option<String>,
+    /// The table.
+    pub table: String,
+    /// Its columns.
+    pub columns: Vec<String>,
+}
+
 /// Everything known about one table or view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TableDetail {

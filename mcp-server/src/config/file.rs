@@ -1,5 +1,5 @@
 //! The settings file (`--config sqlgate.toml`, serde): every `serve` setting, an inline
-//! `[policy]`, and its `[[principals]]`.
+//! `[policy]`, its `[[principals]]`, and the published `[[queries]]` and `[[prompts]]`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,6 +11,7 @@ use sqlgate::{Policy, PolicyLayer, VarValue, Vars};
 use super::oauth::OAuthFile;
 use super::values::deserialize_duration;
 use crate::codes::Mode;
+use crate::gate::published::{PromptDef, PublishedQuery};
 use crate::gate::quota::QuotaLimits;
 use crate::transport::auth::claims::ClaimType;
 use crate::transport::tls::peer::CertRule;
@@ -98,6 +99,12 @@ pub struct FileConfig {
     /// mode.
     #[serde(default)]
     pub principals: Vec<PrincipalFile>,
+    /// Parameterized queries, each published as a tool of its own.
+    #[serde(default)]
+    pub queries: Vec<PublishedQuery>,
+    /// Prompts offered to the client.
+    #[serde(default)]
+    pub prompts: Vec<PromptDef>,
 }
 
 /// One `[[principals]]` entry of the settings file.

@@ -7,6 +7,7 @@ pub mod file;
 pub mod flags;
 pub mod oauth;
 pub mod principals;
+pub mod published;
 pub mod resolve;
 pub mod tls;
 pub mod values;

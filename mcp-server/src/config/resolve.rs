@@ -11,9 +11,11 @@ use super::file::FileConfig;
 use super::flags::{apply_overrides, PolicyArgs, ServeArgs};
 use super::oauth::resolve_oauth;
 use super::principals::{resolve_principals, Principal};
+use super::published::resolve_published;
 use super::tls::{check_cert_principals, resolve_tls};
 use super::values::load_policy_file;
 use crate::codes::Mode;
+use crate::gate::published::Published;
 use crate::gate::quota::QuotaLimits;
 use crate::gate::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, DEFAULT_STATEMENT_TIMEOUT};
 use crate::transport::auth::jwt::OAuthSettings;
@@ -92,6 +94,8 @@ pub struct ServeConfig {
     pub tls: Option<TlsSettings>,
     /// The server's own quota.
     pub quota: QuotaLimits,
+    /// The published queries and prompts.
+    pub published: Published,
 }
 
 /// Parses a database URL into a [`Source`], never echoing the URL in errors.
@@ -128,6 +132,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
     let cost_cap = resolve_cost_cap(args, &file)?;
     let otlp_endpoint = resolve_otlp_endpoint(args, &file)?;
     Ok(ServeConfig {
+        published: resolve_published(&file)?,
         vars: file.vars.clone().unwrap_or_default(),
         principals,
         oauth,

@@ -64,6 +64,7 @@ impl Engine {
             per_caller: Mutex::default(),
             quota: self.quota.clone(),
             approvals: self.approvals.clone(),
+            published: self.published.clone(),
         });
         let mut cache = lock(&self.per_caller);
         if cache.engines.len() >= MAX_ENGINES {

@@ -13,6 +13,7 @@ pub mod error;
 pub mod hints;
 pub mod mode;
 pub mod output;
+pub mod published;
 pub mod quota;
 pub mod writable;
 
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 use sqlgate::{Guard, Policy, ReadAccess, Vars, Verdict};
 
 use crate::backend::cost::CostCap;
-use crate::backend::{Backend, DbError, QueryLimits, TableDetail};
+use crate::backend::{Backend, DbError, Params, QueryLimits, TableDetail, NO_PARAMS};
 use crate::gate::catalog::{build_snapshot, Snapshot};
 use crate::gate::error::ToolError;
 use crate::gate::mode::Mode;
@@ -82,6 +83,8 @@ pub struct Engine {
     quota: Arc<quota::Quota>,
     /// The approvals asked for by `input_required`: shared by every engine of the server.
     approvals: Arc<approvals::ApprovalLedger>,
+    /// The queries and prompts the operator publishes to this principal.
+    published: Arc<published::Published>,
 }
 
 impl Engine {
@@ -115,6 +118,7 @@ impl Engine {
             per_caller: Mutex::default(),
             quota: Arc::default(),
             approvals: Arc::new(approvals::ApprovalLedger::random()),
+            published: Arc::default(),
         })
     }
 
@@ -356,10 +360,23 @@ impl Engine {
 
     /// `run_query`: check with core, then execute the approved SQL only.
     pub async fn run_query(&self, sql: &str) -> (Result<RunQueryOutput, ToolError>, RunTrace) {
+        self.run_checked(sql, None, self.config.policy.max_rows)
+            .await
+    }
+
+    /// Checks `sql` with core, then executes the approved SQL only, with `params` bound to its
+    /// `:name` placeholders by the driver (a published query: [`published`]; the approved SQL
+    /// must name exactly those parameters) and at most `max_rows` rows.
+    pub async fn run_checked(
+        &self,
+        sql: &str,
+        params: Option<&Params>,
+        max_rows: Option<u64>,
+    ) -> (Result<RunQueryOutput, ToolError>, RunTrace) {
         let mut trace = RunTrace::default();
         let guard = self.guard();
         // One row more than the cap, so that the extra row tells whether the cap cut the result.
-        let fetch_cap = self.config.policy.max_rows.map(|n| n.saturating_add(1));
+        let fetch_cap = max_rows.map(|n| n.saturating_add(1));
         let approved = match guard.check_with_vars_and_row_cap(sql, &self.vars, fetch_cap) {
             Ok(a) => a,
             Err(r) => {
@@ -375,14 +392,31 @@ impl Engine {
         };
         trace.query_class = Some(approved.query_class);
         trace.executed_sql = Some(approved.sql.clone());
+        if let Some(params) = params {
+            if let Err(e) = published::same_parameters(&approved.sql, params) {
+                return (Err(e), trace);
+            }
+        }
         let limits = QueryLimits {
-            max_rows: self.config.policy.max_rows,
+            max_rows,
             max_bytes: self.config.max_result_bytes,
             timeout: self.config.statement_timeout,
         };
+        let params = params.unwrap_or(&NO_PARAMS);
         let start = Instant::now();
-        let result = match self.over_cost_cap(&approved.sql).await {
-            Ok(()) => self.backend.execute(&approved.sql, limits).await,
+        // A planner estimates SQL without parameters only; a published query is the
+        // operator's own, so the cost cap (a bound on what agents write) is not asked of it.
+        let capped = if params.is_empty() {
+            self.over_cost_cap(&approved.sql).await
+        } else {
+            Ok(())
+        };
+        let result = match capped {
+            Ok(()) => {
+                self.backend
+                    .execute_with(&approved.sql, params, limits)
+                    .await
+            }
             Err(e) => Err(e),
         };
         let duration_ms = (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;

@@ -1,7 +1,8 @@
 //! The MCP server: seven tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
-//! `run_mutation` in a write mode, `audit_verify`, `server_info`) over an [`Engine`], with output
-//! schemas, structured content, a text rendering and the MCP hints. Every call is audited, each
-//! tool's (`server_info` and `audit_verify` included) with one record.
+//! `run_mutation` in a write mode, `audit_verify`, `server_info`) and one per published query
+//! ([`published_query`]) over an [`Engine`], with output schemas, structured content, a text
+//! rendering and the MCP hints; and [`prompts`]. Every call is audited, each tool's
+//! (`server_info` and `audit_verify` included) with one record.
 //!
 //! One tool per file (its arguments, handler and text rendering); the router below holds only
 //! each tool's name, description, schema and annotations, and the audit of its call.
@@ -15,6 +16,8 @@ pub mod describe_table;
 pub mod instructions;
 pub mod list_tables;
 pub mod mutation_flow;
+pub mod prompts;
+pub mod published_query;
 pub mod result;
 pub mod run_mutation;
 pub mod run_query;
@@ -95,6 +98,7 @@ impl SqlGateServer {
                 }
             }
         }
+        Self::publish_queries(&mut tool_router, &engine);
         SqlGateServer {
             engine,
             audit,
@@ -140,6 +144,7 @@ impl SqlGateServer {
         let admitted = quota.admit_call(now).and_then(|()| match tool {
             "run_query" => quota.admit_rows(now),
             "run_mutation" => quota.admit_mutation(now),
+            t if self.engine.published().query(t).is_some() => quota.admit_rows(now),
             _ => Ok(()),
         });
         admitted.map_err(|e| refuse(ToolError::quota_exceeded(&e)))?;
@@ -462,8 +467,29 @@ impl ServerHandler for SqlGateServer {
         })
     }
 
+    async fn list_prompts(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, McpError> {
+        Ok(rmcp::model::ListPromptsResult::with_all_items(
+            prompts::list(&self.engine),
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, McpError> {
+        prompts::get(&self.engine, &request.name, request.arguments.as_ref())
+            .await
+            .map(Into::into)
+    }
+
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder().enable_tools();
+        ServerConfig::new(capabilities.enable_prompts().build())
             .with_server_info(Implementation::new(
                 "sqlgate-mcp",
                 env!("CARGO_PKG_VERSION"),

@@ -25,6 +25,7 @@ use sqlgate::Dialect;
 
 use crate::backend::cost::Estimate;
 pub use crate::backend::options::DuckdbOptions;
+use crate::backend::params::Params;
 use crate::backend::{
     interruptible, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
     TableDetail,
@@ -162,8 +163,13 @@ impl Database for DuckdbBackend {
         "duckdb"
     }
 
-    async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        self.read(sql, limits).await
+    async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        self.read(sql, params, limits).await
     }
 
     /// Opened with access_mode=READ_ONLY: serve refuses write modes, this is the backstop.

@@ -3,22 +3,42 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use duckdb::Connection;
+use duckdb::types::Value;
+use duckdb::{params_from_iter, Connection};
 
 use super::render::{field_value, Decoder};
 use super::DuckdbBackend;
-use crate::backend::{Collector, DbError, QueryLimits, QueryResult};
+use crate::backend::params::{self, ParamValue, Params};
+use crate::backend::{Collector, DbError, DbErrorCode, QueryLimits, QueryResult};
 
 impl DuckdbBackend {
     /// Executes approved SQL under the limits.
     pub(super) async fn read(
         &self,
         sql: &str,
+        params: &Params,
         limits: QueryLimits,
     ) -> Result<QueryResult, DbError> {
-        let sql = sql.to_string();
+        // DuckDB binds by position here: each `:name` becomes `$n` (the SQL is unchanged when
+        // there is no parameter).
+        let sql = if params.is_empty() {
+            sql.to_string()
+        } else {
+            params::numbered(sql, params)
+                .map_err(|m| DbError::new(DbErrorCode::DatabaseError, m))?
+        };
+        let values: Vec<Value> = params
+            .0
+            .iter()
+            .map(|(_, v)| match v {
+                ParamValue::Text(t) => Value::Text(t.clone()),
+                ParamValue::Int(i) => Value::BigInt(*i),
+                ParamValue::Float(f) => Value::Double(*f),
+                ParamValue::Bool(b) => Value::Boolean(*b),
+            })
+            .collect();
         self.interrupted(limits.timeout, move |conn, timed_out| {
-            run(conn, &sql, limits, timed_out)
+            run(conn, &sql, &values, limits, timed_out)
         })
         .await
     }
@@ -26,27 +46,28 @@ impl DuckdbBackend {
 
 /// The DuckDB type names of the result (`DESCRIBE` binds the query without running it): Arrow's
 /// types name the storage (`FixedSizeBinary(16)` for a HUGEINT), not the type.
-fn result_types(conn: &Connection, sql: &str) -> duckdb::Result<Vec<String>> {
+fn result_types(conn: &Connection, sql: &str, values: &[Value]) -> duckdb::Result<Vec<String>> {
     let mut stmt = conn.prepare(&format!("DESCRIBE {sql}"))?;
-    let rows = stmt.query_map([], |r| r.get::<_, String>(1))?;
+    let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, String>(1))?;
     rows.collect()
 }
 
 fn run(
     conn: &Connection,
     sql: &str,
+    values: &[Value],
     limits: QueryLimits,
     timed_out: &AtomicBool,
 ) -> duckdb::Result<QueryResult> {
     // Only a query can be described; anything else gets Arrow's type names, and DuckDB's own
     // answer to the statement itself (read-only, no external access) rather than DESCRIBE's.
-    let types = result_types(conn, sql).unwrap_or_default();
+    let types = result_types(conn, sql, values).unwrap_or_default();
     if timed_out.load(Ordering::SeqCst) {
         // The interrupt hit DESCRIBE, not the statement: do not start it.
         return Err(duckdb::Error::InvalidQuery);
     }
     let mut stmt = conn.prepare(sql)?;
-    let stream = stmt.stream_arrow([])?;
+    let stream = stmt.stream_arrow(params_from_iter(values))?;
     let schema = stream.get_schema();
     let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     let decoders: Vec<Decoder> = schema.fields().iter().map(|f| Decoder::of(f)).collect();

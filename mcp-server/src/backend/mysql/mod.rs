@@ -14,6 +14,7 @@ mod introspect;
 mod plan;
 mod read;
 mod render;
+mod unique;
 mod write;
 
 use std::collections::HashSet;
@@ -26,6 +27,8 @@ use sqlgate::Dialect;
 
 use self::error::map_err;
 use crate::backend::cost::Estimate;
+use crate::backend::params::Params;
+use crate::backend::UniqueKey;
 use crate::backend::{
     Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
 };
@@ -302,8 +305,13 @@ impl Database for MysqlBackend {
         }
     }
 
-    async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        self.read(sql, limits).await
+    async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        self.read(sql, params, limits).await
     }
 
     async fn mutate(
@@ -317,6 +325,10 @@ impl Database for MysqlBackend {
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
         self.tables().await
+    }
+
+    async fn unique_keys(&self) -> Result<Vec<UniqueKey>, DbError> {
+        self.unique().await
     }
 
     async fn estimate(&self, sql: &str, timeout: Duration) -> Result<Option<Estimate>, DbError> {

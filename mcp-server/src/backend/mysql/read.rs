@@ -5,11 +5,12 @@ use std::collections::HashSet;
 
 use mysql_async::consts::ColumnType;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Column, Conn};
+use mysql_async::{Column, Conn, Params as DriverParams, Value};
 
 use super::error::map_err;
 use super::render::{render, type_name};
 use super::{begin, MysqlBackend, GRACE};
+use crate::backend::params::{ParamValue, Params};
 use crate::backend::{Collector, DbError, QueryLimits, QueryResult};
 
 impl MysqlBackend {
@@ -17,8 +18,10 @@ impl MysqlBackend {
     pub(super) async fn read(
         &self,
         sql: &str,
+        params: &Params,
         limits: QueryLimits,
     ) -> Result<QueryResult, DbError> {
+        let bound = named(params);
         let mut conn = self.pool.get_conn().await.map_err(|e| map_err(&e))?;
         let id = conn.id();
         let set_timeout = self.timeout_statement(limits.timeout);
@@ -26,7 +29,7 @@ impl MysqlBackend {
         let work = async {
             let result = async {
                 begin(&mut conn, "READ ONLY", &set_timeout).await?;
-                run_prepared(&mut conn, sql, limits, false, &json).await
+                run_prepared(&mut conn, sql, bound, limits, false, &json).await
             }
             .await;
             let rolled_back = conn.query_drop("ROLLBACK").await.is_ok();
@@ -43,17 +46,37 @@ impl MysqlBackend {
     }
 }
 
-/// Prepares `sql` (binary protocol: one statement) and reads its rows into a [`Collector`];
-/// stops at the cap unless `read_all`. Returns the rows kept and the affected-row count.
+/// The values as the driver binds named parameters (`:name`, which it reads off the prepared
+/// SQL and sends as the statement's `?` values).
+fn named(params: &Params) -> DriverParams {
+    if params.is_empty() {
+        return DriverParams::Empty;
+    }
+    let values = params.0.iter().map(|(name, v)| {
+        let v = match v {
+            ParamValue::Text(t) => Value::Bytes(t.clone().into_bytes()),
+            ParamValue::Int(i) => Value::Int(*i),
+            ParamValue::Float(f) => Value::Double(*f),
+            ParamValue::Bool(b) => Value::Int(i64::from(*b)),
+        };
+        (name.clone().into_bytes(), v)
+    });
+    DriverParams::Named(values.collect())
+}
+
+/// Prepares `sql` (binary protocol: one statement), binds `params` and reads its rows into a
+/// [`Collector`]; stops at the cap unless `read_all`. Returns the rows kept and the affected-row
+/// count.
 pub(super) async fn run_prepared(
     conn: &mut Conn,
     sql: &str,
+    params: DriverParams,
     limits: QueryLimits,
     read_all: bool,
     json_columns: &HashSet<(String, String)>,
 ) -> Result<(QueryResult, u64), mysql_async::Error> {
     let stmt = conn.prep(sql).await?;
-    let mut result = conn.exec_iter(&stmt, ()).await?;
+    let mut result = conn.exec_iter(&stmt, params).await?;
     let columns: Vec<Column> = result.columns().map(|c| c.to_vec()).unwrap_or_default();
     let names: Vec<String> = columns.iter().map(|c| c.name_str().to_string()).collect();
     let is_json: Vec<bool> = columns

@@ -24,7 +24,15 @@ impl MysqlBackend {
         let work = async {
             let result = async {
                 begin(&mut conn, "READ WRITE", &set_timeout).await?;
-                run_prepared(&mut conn, sql, limits, true, &json).await
+                run_prepared(
+                    &mut conn,
+                    sql,
+                    mysql_async::Params::Empty,
+                    limits,
+                    true,
+                    &json,
+                )
+                .await
             }
             .await;
             let run = result.map(|(returning, affected_rows)| MutationRun {

@@ -13,6 +13,7 @@ mod plan;
 mod read;
 pub mod render;
 mod tls;
+mod unique;
 pub mod write;
 
 use std::time::Duration;
@@ -25,6 +26,8 @@ use self::bounds::Bounds;
 use self::error::{map_err, pool_err};
 use self::tls::{sslmode, tls_config, TlsMode};
 use crate::backend::cost::Estimate;
+use crate::backend::params::Params;
+use crate::backend::UniqueKey;
 use crate::backend::{
     ConnectError, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
     TableDetail,
@@ -145,8 +148,13 @@ impl Database for PgBackend {
         "postgres"
     }
 
-    async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        self.read(sql, limits).await
+    async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        self.read(sql, params, limits).await
     }
 
     async fn mutate(
@@ -160,6 +168,10 @@ impl Database for PgBackend {
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
         self.tables().await
+    }
+
+    async fn unique_keys(&self) -> Result<Vec<UniqueKey>, DbError> {
+        self.unique().await
     }
 
     async fn estimate(&self, sql: &str, timeout: Duration) -> Result<Option<Estimate>, DbError> {

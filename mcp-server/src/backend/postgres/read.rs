@@ -15,6 +15,7 @@ use tokio_postgres::{Column, NoTls};
 use super::error::{map_err, pool_err};
 use super::render::{render, RawValue};
 use super::PgBackend;
+use crate::backend::params::{self, ParamValue, Params};
 use crate::backend::{Collector, DbError, DbErrorCode, QueryLimits, QueryResult};
 
 pub(crate) fn slice_iter<'a>(
@@ -120,16 +121,48 @@ pub(super) fn no_params() -> impl ExactSizeIterator<Item = (&'static (dyn ToSql 
     std::iter::empty()
 }
 
+/// A published query's values with the PostgreSQL types they are bound as (`$n` is declared
+/// with its value's type: an `int8` compares with any integer column, `text` with any string).
+struct Typed(Vec<(Box<dyn ToSql + Sync + Send>, Type)>);
+
+impl Typed {
+    fn of(params: &Params) -> Typed {
+        let typed = params
+            .0
+            .iter()
+            .map(|(_, v)| -> (Box<dyn ToSql + Sync + Send>, Type) {
+                match v {
+                    ParamValue::Text(t) => (Box::new(t.clone()), Type::TEXT),
+                    ParamValue::Int(i) => (Box::new(*i), Type::INT8),
+                    ParamValue::Float(f) => (Box::new(*f), Type::FLOAT8),
+                    ParamValue::Bool(b) => (Box::new(*b), Type::BOOL),
+                }
+            });
+        Typed(typed.collect())
+    }
+
+    fn types(&self) -> Vec<Type> {
+        self.0.iter().map(|(_, t)| t.clone()).collect()
+    }
+
+    fn values(&self) -> impl ExactSizeIterator<Item = (&(dyn ToSql + Sync), Type)> {
+        self.0
+            .iter()
+            .map(|(v, t)| (v.as_ref() as &(dyn ToSql + Sync), t.clone()))
+    }
+}
+
 /// Parses, binds and executes approved read `sql` as the unnamed statement (one request) and
 /// collects its rows under the caps. `None` when it returned no row: the columns come with the
 /// first row (the driver keeps the description of an unnamed statement to itself).
 async fn read_rows(
     client: &tokio_postgres::Client,
     sql: &str,
+    typed: &Typed,
     limits: QueryLimits,
 ) -> Result<Option<QueryResult>, DbError> {
     let stream = client
-        .query_typed_raw(sql, no_params())
+        .query_typed_raw(sql, typed.values())
         .await
         .map_err(|e| map_err(&e))?;
     pin_mut!(stream);
@@ -150,10 +183,14 @@ async fn describe(
     client: &tokio_postgres::Client,
     setup: &str,
     sql: &str,
+    types: &[Type],
     limits: QueryLimits,
 ) -> (Result<QueryResult, DbError>, bool) {
     let prepare = async {
-        let stmt = client.prepare(sql).await.map_err(|e| map_err(&e))?;
+        let stmt = client
+            .prepare_typed(sql, types)
+            .await
+            .map_err(|e| map_err(&e))?;
         Ok(collector_for(stmt.columns(), limits).0.result)
     };
     in_read_only_transaction(client, setup, prepare).await
@@ -191,16 +228,29 @@ impl PgBackend {
     pub(super) async fn read(
         &self,
         sql: &str,
+        params: &Params,
         limits: QueryLimits,
     ) -> Result<QueryResult, DbError> {
+        // PostgreSQL binds by position: each `:name` becomes `$n` (the SQL is unchanged when
+        // there is no parameter).
+        let numbered;
+        let sql = if params.is_empty() {
+            sql
+        } else {
+            numbered = params::numbered(sql, params)
+                .map_err(|m| DbError::new(DbErrorCode::DatabaseError, m))?;
+            numbered.as_str()
+        };
+        let typed = Typed::of(params);
         let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
         let setup = self.bounds.begin_sql("BEGIN READ ONLY", limits.timeout);
         let work = async {
-            let read = read_rows(&client, sql, limits);
+            let read = read_rows(&client, sql, &typed, limits);
             match in_read_only_transaction(&client, &setup, read).await {
                 (Ok(Some(result)), ended) => (Ok(result), ended),
                 (Ok(None), ended) => {
-                    let (described, described_ended) = describe(&client, &setup, sql, limits).await;
+                    let (described, described_ended) =
+                        describe(&client, &setup, sql, &typed.types(), limits).await;
                     (described, ended && described_ended)
                 }
                 (Err(e), ended) => (Err(e), ended),

@@ -10,6 +10,7 @@ mod idle;
 mod introspect;
 mod read;
 mod sample;
+mod unique;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -22,6 +23,8 @@ use sqlgate::Dialect;
 use self::error::map_err;
 use self::idle::IdleConnections;
 use crate::backend::cost::Estimate;
+use crate::backend::params::Params;
+use crate::backend::UniqueKey;
 use crate::backend::{
     Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
 };
@@ -100,8 +103,13 @@ impl Database for SqliteBackend {
         "sqlite"
     }
 
-    async fn execute(&self, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
-        self.read(sql, limits).await
+    async fn execute_with(
+        &self,
+        sql: &str,
+        params: &Params,
+        limits: QueryLimits,
+    ) -> Result<QueryResult, DbError> {
+        self.read(sql, params, limits).await
     }
 
     async fn mutate(
@@ -115,6 +123,10 @@ impl Database for SqliteBackend {
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
         self.tables().await
+    }
+
+    async fn unique_keys(&self) -> Result<Vec<UniqueKey>, DbError> {
+        self.unique().await
     }
 
     /// SQLite gives no cost estimate: the cost cap does not apply.

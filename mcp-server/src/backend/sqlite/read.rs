@@ -3,13 +3,14 @@
 //! value longer than the result cap allows ([`bound_length`]).
 
 use base64::Engine;
-use rusqlite::types::ValueRef;
-use rusqlite::Connection;
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use rusqlite::{Connection, ToSql};
 use serde_json::Value;
 
 use super::bounds::{bound_length, explain};
 use super::error::map_err;
 use super::SqliteBackend;
+use crate::backend::params::{ParamValue, Params};
 use crate::backend::{
     interruptible_once, Collector, DbError, DbErrorCode, QueryLimits, QueryResult,
 };
@@ -21,6 +22,7 @@ impl SqliteBackend {
     pub(super) async fn read(
         &self,
         sql: &str,
+        params: &Params,
         limits: QueryLimits,
     ) -> Result<QueryResult, DbError> {
         let (waiting, id) = self.idle.take(&self.path);
@@ -30,10 +32,11 @@ impl SqliteBackend {
         };
         let interrupt = conn.get_interrupt_handle();
         let sql = sql.to_string();
+        let bound = named(params);
         let ((result, conn), interrupted) = interruptible_once(
             limits.timeout,
             move || interrupt.interrupt(),
-            move || (run(&conn, &sql, limits), conn),
+            move || (run(&conn, &sql, &bound, limits), conn),
         )
         .await?;
         if !interrupted && conn.is_autocommit() {
@@ -56,7 +59,29 @@ pub(super) fn value_of(v: ValueRef<'_>) -> Value {
     }
 }
 
-fn run(conn: &Connection, sql: &str, limits: QueryLimits) -> Result<QueryResult, DbError> {
+/// The values as SQLite binds named parameters (`:name`, the published query's own spelling).
+fn named(params: &Params) -> Vec<(String, SqlValue)> {
+    params
+        .0
+        .iter()
+        .map(|(name, v)| {
+            let v = match v {
+                ParamValue::Text(t) => SqlValue::Text(t.clone()),
+                ParamValue::Int(i) => SqlValue::Integer(*i),
+                ParamValue::Float(f) => SqlValue::Real(*f),
+                ParamValue::Bool(b) => SqlValue::Integer(i64::from(*b)),
+            };
+            (format!(":{name}"), v)
+        })
+        .collect()
+}
+
+fn run(
+    conn: &Connection,
+    sql: &str,
+    bound: &[(String, SqlValue)],
+    limits: QueryLimits,
+) -> Result<QueryResult, DbError> {
     bound_length(conn, limits.max_bytes)?;
     let mut stmt = conn.prepare(sql).map_err(map_err)?;
     if !stmt.readonly() {
@@ -72,7 +97,11 @@ fn run(conn: &Connection, sql: &str, limits: QueryLimits) -> Result<QueryResult,
         .collect();
     let n = names.len();
     let mut collector = Collector::new(&names, types, limits);
-    let mut rows = stmt.query([]).map_err(map_err)?;
+    let bound: Vec<(&str, &dyn ToSql)> = bound
+        .iter()
+        .map(|(n, v)| (n.as_str(), v as &dyn ToSql))
+        .collect();
+    let mut rows = stmt.query(bound.as_slice()).map_err(map_err)?;
     while let Some(row) = rows.next().map_err(map_err)? {
         let mut values = Vec::with_capacity(n);
         for i in 0..n {
