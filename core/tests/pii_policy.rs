@@ -227,3 +227,44 @@ fn annotations_round_trip_through_json_and_the_schema_names_them() {
         assert!(schema.contains(name), "{name}");
     }
 }
+
+#[test]
+fn a_mutation_never_reads_or_writes_a_masked_column() {
+    let mut p = policy(Dialect::Postgres);
+    p.writes = Some(sqlgate::WriteRules::new(
+        &["customer", "log"],
+        &[sqlgate::QueryClass::MutationCreate],
+    ));
+    let g = Guard::new(p).unwrap();
+    assert!(g
+        .check_mutation("UPDATE customer SET first_name = 'x' WHERE customer_id = 1")
+        .is_ok());
+    for (sql, code) in [
+        (
+            "UPDATE customer SET first_name = 'x' WHERE customer_id = 1 RETURNING email",
+            "masked_column",
+        ),
+        (
+            "UPDATE customer SET first_name = email WHERE customer_id = 1",
+            "masked_column",
+        ),
+        (
+            "UPDATE customer SET first_name = 'x' WHERE email LIKE 'a%'",
+            "masked_column",
+        ),
+        (
+            "INSERT INTO log (line) SELECT email FROM customer",
+            "masked_column",
+        ),
+        (
+            "UPDATE customer SET email = 'x' WHERE customer_id = 1",
+            "column_not_allowed",
+        ),
+    ] {
+        assert_eq!(
+            g.check_mutation(sql).unwrap_err().error.code.as_str(),
+            code,
+            "{sql}"
+        );
+    }
+}
