@@ -3,6 +3,14 @@
 // ApprovedMutation). Do not edit: change core's doc comments and run `npm run gen-types`.
 
 /**
+ * How many rows of one side relate to how many of the other.
+ */
+export type Cardinality = 'one_to_one' | 'one_to_many' | 'many_to_one' | 'many_to_many'
+/**
+ * One column reference, or a list of them (a composite key), all of one table.
+ */
+export type ColumnRefs = string | string[]
+/**
  * A SQL dialect sqlgate parses.
  */
 export type Dialect =
@@ -19,6 +27,10 @@ export type Dialect =
   | 'hive'
   | 'ansi'
   | 'generic'
+/**
+ * How a masked column's value is replaced, computed by the engine.
+ */
+export type MaskKind = 'partial' | 'hash' | 'redact' | 'null'
 /**
  * The word `none`.
  */
@@ -65,6 +77,7 @@ export type RowCap = number | NoCap
  * | `bad_request` | precheck | a front end received a malformed request (e.g. a bad JSON line) |
  * | `generated_too_large` | validate | a function's literal size argument (`repeat`, `lpad`, `randomblob`, ...) over `max_generated_bytes`, or series / generators (`generate_series`, `range`, `numbers`, `GENERATOR`, `seq_1_to_N`, ...) over `max_generated_rows`, multiplied across nesting and cross joins |
  * | `unbounded_generation` | validate | such a size or bound that is not a literal the guard can fold, or a recursive CTE without a bound (a `WHERE` comparing its counter with a literal, or a `LIMIT`) unless `allow_unbounded_recursion` |
+ * | `masked_column` | validate | a masked column (`pii.mask`, or a column's own `mask`) used anywhere but as a plain column of the outermost select list: in a condition, join, grouping, ordering, function, subquery, set operation, `*` or whole-row reference, or a mutation |
  */
 export type ErrorCode =
   | 'empty'
@@ -94,6 +107,7 @@ export type ErrorCode =
   | 'bad_request'
   | 'generated_too_large'
   | 'unbounded_generation'
+  | 'masked_column'
 /**
  * What happened to the row cap on the outermost query.
  */
@@ -121,6 +135,11 @@ export interface Policy {
    * statement timeout.
    */
   allow_unbounded_recursion?: boolean
+  /**
+   * What tables and columns mean, their PII categories and relationships (see
+   * [`Annotations`]); absent: none.
+   */
+  annotations?: Annotations
   /**
    * Tables and columns that exist, when the caller knows them (enables hints and `*` expansion).
    */
@@ -175,6 +194,10 @@ export interface Policy {
    */
   mysql_ansi_quotes?: boolean | null
   /**
+   * PII categories refused or masked (see [`PiiRules`]); absent: none.
+   */
+  pii?: PiiRules
+  /**
    * Row filters: one predicate per table, applied to every read of the table (see
    * [`crate::RowFilterRules`]); absent: none.
    */
@@ -187,6 +210,22 @@ export interface Policy {
    * Mutations [`crate::Guard::check_mutation`] may approve; absent: none (read-only).
    */
   writes?: WriteRules | null
+}
+/**
+ * Meaning for agents and PII tags, per table and column, and relationships between tables.
+ */
+export interface Annotations {
+  /**
+   * Declared relationships (foreign keys and the like).
+   */
+  relationships?: Relationship[]
+  /**
+   * Per table, keyed by the table's name as the policy writes tables elsewhere (`customer`
+   * or `public.customer`), folded and resolved like a `tables.allow` entry without wildcards.
+   */
+  tables?: {
+    [k: string]: TableAnnotation
+  }
 }
 /**
  * Tables known to exist. Supplying one enables `*` expansion, unknown-name refusals and hints.
@@ -244,6 +283,33 @@ export interface CatalogTable {
   schema?: string | null
 }
 /**
+ * What one column means, and its PII category.
+ */
+export interface ColumnAnnotation {
+  /**
+   * What the value is.
+   */
+  description?: string | null
+  /**
+   * A human name for the column.
+   */
+  display_name?: string | null
+  /**
+   * This column's masking, winning over `pii.mask` (a blocked category still refuses it).
+   */
+  mask?: MaskKind | null
+  /**
+   * The PII category: `EMAIL_ADDRESS`, `PHONE_NUMBER`, `PERSON`, `CREDIT_CARD`, `IBAN`,
+   * `IP_ADDRESS`, `LOCATION`, `DATE_OF_BIRTH`, `NATIONAL_ID` or any other UPPER_SNAKE_CASE
+   * word (custom). `pii.block` and `pii.mask` act on it.
+   */
+  pii?: string | null
+  /**
+   * Other words people use for it.
+   */
+  synonyms?: string[]
+}
+/**
  * Which columns are protected.
  */
 export interface ColumnRules {
@@ -287,6 +353,44 @@ export interface FunctionRules {
   deny?: string[]
 }
 /**
+ * What the policy does with columns tagged with a PII category.
+ */
+export interface PiiRules {
+  /**
+   * Categories refused like `columns.deny`: a column tagged so may not be read at all.
+   */
+  block?: string[]
+  /**
+   * Category -> masking: a column tagged so may be read only as a plain column of the
+   * outermost select list, and the engine computes the mask in its place. A category both
+   * blocked and masked is blocked.
+   */
+  mask?: {
+    [k: string]: MaskKind
+  }
+}
+/**
+ * A relationship between the columns of two tables.
+ */
+export interface Relationship {
+  /**
+   * Seen from the `from` side.
+   */
+  cardinality: Cardinality
+  /**
+   * What the relationship means.
+   */
+  description?: string | null
+  /**
+   * `table.column` or `schema.table.column`; a list for a composite key.
+   */
+  from: ColumnRefs
+  /**
+   * The same shape as `from`, with as many columns.
+   */
+  to: ColumnRefs
+}
+/**
  * The policy's `rows` section: `table = "predicate"` pairs, plus the views that may still be
  * read while row filters are in force.
  *
@@ -304,6 +408,29 @@ export interface RowFilterRules {
    */
   trusted_views?: string[]
   [k: string]: string | string[] | undefined
+}
+/**
+ * What one table means.
+ */
+export interface TableAnnotation {
+  /**
+   * Per column, keyed by the column's name.
+   */
+  columns?: {
+    [k: string]: ColumnAnnotation
+  }
+  /**
+   * What a row is.
+   */
+  description?: string | null
+  /**
+   * A human name for the table.
+   */
+  display_name?: string | null
+  /**
+   * Other words people use for it.
+   */
+  synonyms?: string[]
 }
 /**
  * Which tables may be read.

@@ -66,7 +66,8 @@ fn exception_for(code: ErrorCode) -> &'static ErrorClass {
         | ErrorCode::RowFilter
         | ErrorCode::BadRequest
         | ErrorCode::GeneratedTooLarge
-        | ErrorCode::UnboundedGeneration => &REJECTED,
+        | ErrorCode::UnboundedGeneration
+        | ErrorCode::MaskedColumn => &REJECTED,
     }
 }
 

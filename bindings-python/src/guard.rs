@@ -77,13 +77,15 @@ impl PyGuard {
         max_generated_bytes = DEFAULT_MAX_GENERATED_BYTES,
         max_generated_rows = DEFAULT_MAX_GENERATED_ROWS,
         allow_unbounded_recursion = false,
+        annotations = None,
+        pii = None,
     ))]
     #[pyo3(
         text_signature = "(dialect='postgres', max_rows=1000, allow_explain=False, \
         functions=None, tables=None, columns=None, catalog=None, max_sql_bytes=262144, \
         max_depth=64, allow_system_catalogs=False, max_tokens=16000, mysql_ansi_quotes=None, \
         writes=None, rows=None, max_generated_bytes=1048576, max_generated_rows=1000000, \
-        allow_unbounded_recursion=False)"
+        allow_unbounded_recursion=False, annotations=None, pii=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -105,6 +107,8 @@ impl PyGuard {
         max_generated_bytes: u64,
         max_generated_rows: u64,
         allow_unbounded_recursion: bool,
+        annotations: Option<&Bound<'_, PyAny>>,
+        pii: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let policy = Policy {
             dialect: parse_dialect(py, dialect)?,
@@ -124,6 +128,8 @@ impl PyGuard {
             mysql_ansi_quotes,
             writes: optional_section::<WriteRules>(py, "writes", writes)?,
             rows: optional_section::<RowFilterRules>(py, "rows", rows)?,
+            annotations: section(py, "annotations", annotations)?,
+            pii: section(py, "pii", pii)?,
         };
         Self::build(py, policy)
     }

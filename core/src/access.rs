@@ -8,7 +8,10 @@ use std::sync::Arc;
 use crate::catalog::{Catalog, CatalogTable};
 use crate::dialect::Dialect;
 use crate::names::{closest, fold_unquoted, Pattern, PatternPart};
-use crate::policy::{Policy, PolicyError};
+use crate::policy::{MaskKind, Policy, PolicyError};
+
+mod pii_rules;
+use pii_rules::pii_rules;
 
 /// A protected column rule: `table.column`, `schema.table.column` or `*.column`.
 #[derive(Debug, Clone)]
@@ -17,6 +20,31 @@ struct ColumnRule {
     table: Option<Pattern>,
     /// Folded column name.
     column: String,
+    /// Why it is protected.
+    why: Protection,
+}
+
+/// Why a column is protected, strongest first: a column several rules protect is protected
+/// by the strongest.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Protection {
+    /// Listed in `columns.deny`.
+    Denied,
+    /// Tagged with a category `pii.block` refuses.
+    Blocked(String),
+    /// Masked (category, when tagged): readable only as a plain column of the outermost select
+    /// list, where the mask replaces it. A stronger mask sorts first.
+    Masked(std::cmp::Reverse<MaskKind>, Option<String>),
+}
+
+impl Protection {
+    /// The mask, when the column is masked.
+    pub fn mask(&self) -> Option<MaskKind> {
+        match self {
+            Protection::Masked(kind, _) => Some(kind.0),
+            _ => None,
+        }
+    }
 }
 
 /// A table as resolved against the policy (and the catalog when there is one).
@@ -28,6 +56,9 @@ pub struct ResolvedTable {
     pub display: String,
     /// Protected (folded) column names of this table; `["*"]` never appears.
     pub protected: Vec<String>,
+    /// Why each protected column is, for those not simply in `columns.deny` (PII categories
+    /// blocked or masked); a protected column not listed here is denied.
+    pub pii: Vec<(String, Protection)>,
     /// Folded column names, when the catalog knows the table.
     pub columns: Option<Arc<[String]>>,
     /// The same columns as the catalog spells them (for hints).
@@ -37,6 +68,21 @@ pub struct ResolvedTable {
 }
 
 impl ResolvedTable {
+    /// Why the protected column `folded` is protected.
+    pub fn protection(&self, folded: &str) -> &Protection {
+        self.pii
+            .iter()
+            .find(|(c, _)| c == folded)
+            .map_or(&Protection::Denied, |(_, p)| p)
+    }
+
+    /// True when every protected column of the table is masked (none denied or blocked).
+    pub fn only_masked(&self) -> bool {
+        self.protected
+            .iter()
+            .all(|c| self.protection(c).mask().is_some())
+    }
+
     /// The catalog's spelling of a folded column name.
     pub fn spelling<'a>(&'a self, folded: &'a str) -> &'a str {
         match (&self.columns, &self.spelled_columns) {
@@ -141,8 +187,13 @@ impl AccessPolicy {
             } else {
                 Some(pattern)
             };
-            columns.push(ColumnRule { table, column });
+            columns.push(ColumnRule {
+                table,
+                column,
+                why: Protection::Denied,
+            });
         }
+        columns.extend(pii_rules(policy)?);
         let catalog = policy
             .catalog
             .as_ref()
@@ -233,11 +284,12 @@ impl AccessPolicy {
         if !allowed(&parts) {
             return Err(TableRefusal::NotAllowed(self.suggest_table(&parts)));
         }
-        let protected = self.protected_columns(&parts, columns.as_deref());
+        let (protected, pii) = self.protections(&parts, columns.as_deref());
         let table = ResolvedTable {
             display: parts.join("."),
             parts,
             protected,
+            pii,
             columns,
             spelled_columns,
             view,
@@ -258,9 +310,14 @@ impl AccessPolicy {
         allowed && !self.deny.iter().any(|p| p.matches_conservatively(parts))
     }
 
-    /// Protected columns of a table: every rule whose table part could name it.
-    fn protected_columns(&self, parts: &[String], columns: Option<&[String]>) -> Vec<String> {
-        let mut out: Vec<String> = self
+    /// Protected columns of a table: every rule whose table part could name it; and why, for
+    /// the columns protected by a PII rule and no stronger one.
+    fn protections(
+        &self,
+        parts: &[String],
+        columns: Option<&[String]>,
+    ) -> (Vec<String>, Vec<(String, Protection)>) {
+        let mut out: Vec<(&String, &Protection)> = self
             .columns
             .iter()
             .filter(|r| {
@@ -268,13 +325,19 @@ impl AccessPolicy {
                     .as_ref()
                     .is_none_or(|p| p.matches_conservatively(parts))
             })
-            .map(|r| r.column.clone())
             // With a catalog, a rule for a column the table does not have protects nothing.
-            .filter(|c| columns.is_none_or(|cols| cols.contains(c)))
+            .filter(|r| columns.is_none_or(|cols| cols.contains(&r.column)))
+            .map(|r| (&r.column, &r.why))
             .collect();
+        // By column, strongest protection first: the first of each column is its protection.
         out.sort();
-        out.dedup();
-        out
+        out.dedup_by(|a, b| a.0 == b.0);
+        let pii = out
+            .iter()
+            .filter(|(_, why)| **why != Protection::Denied)
+            .map(|(c, why)| ((*c).clone(), (*why).clone()))
+            .collect();
+        (out.into_iter().map(|(c, _)| c.clone()).collect(), pii)
     }
 
     /// The closest table name the policy allows (never a denied one), for a hint.
@@ -310,11 +373,40 @@ impl AccessPolicy {
         )
     }
 
-    /// True when `column` of the table named by `parts` is protected (names as stored).
+    /// True when `column` of the table named by `parts` is protected by `columns.deny` or a
+    /// blocked PII category (names as stored); a masked column may be selected, so it is not.
     pub fn column_protected(&self, parts: &[String], column: &str) -> bool {
         let parts = self.stored(parts);
         let column = self.stored(&[column.to_string()]).pop().unwrap_or_default();
-        self.protected_columns(&parts, None).contains(&column)
+        let (protected, pii) = self.protections(&parts, None);
+        protected.contains(&column)
+            && !pii
+                .iter()
+                .any(|(c, why)| *c == column && why.mask().is_some())
+    }
+
+    /// The mask of `column` of the table named by `parts` (names as stored), if it is masked.
+    pub fn column_mask(&self, parts: &[String], column: &str) -> Option<MaskKind> {
+        let parts = self.stored(parts);
+        let column = self.stored(&[column.to_string()]).pop().unwrap_or_default();
+        let (_, pii) = self.protections(&parts, None);
+        pii.iter()
+            .find(|(c, _)| *c == column)
+            .and_then(|(_, why)| why.mask())
+    }
+
+    /// This policy without its masks, for the policy's own row filter predicates (which may
+    /// read a masked column: they never return it).
+    pub fn for_row_filters(&self) -> AccessPolicy {
+        let mut out = self.clone();
+        out.columns.retain(|r| r.why.mask().is_none());
+        out
+    }
+
+    /// True when some column is masked: the walker then looks for masked columns in the
+    /// outermost select list.
+    pub fn has_masks(&self) -> bool {
+        self.columns.iter().any(|r| r.why.mask().is_some())
     }
 
     /// Names as stored by the engine, compared the way the dialect compares quoted names.
@@ -389,77 +481,4 @@ impl CatalogIndex {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::{ColumnRules, TableRules};
-
-    fn s(parts: &[&str]) -> Vec<String> {
-        parts.iter().map(|p| p.to_string()).collect()
-    }
-
-    fn policy(allow: &[&str], deny: &[&str], cols: &[&str]) -> AccessPolicy {
-        AccessPolicy::new(&Policy {
-            tables: TableRules {
-                allow: allow.iter().map(|s| s.to_string()).collect(),
-                deny: deny.iter().map(|s| s.to_string()).collect(),
-            },
-            columns: ColumnRules {
-                deny: cols.iter().map(|s| s.to_string()).collect(),
-            },
-            ..Policy::default()
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn allow_and_deny() {
-        let p = policy(&["public.*"], &["secrets"], &[]);
-        assert!(p.resolve(&s(&["orders"])).is_ok());
-        assert!(p.resolve(&s(&["public", "orders"])).is_ok());
-        assert!(matches!(
-            p.resolve(&s(&["sales", "orders"])),
-            Err(TableRefusal::NotAllowed(_))
-        ));
-        assert!(matches!(
-            p.resolve(&s(&["secrets"])),
-            Err(TableRefusal::NotAllowed(_))
-        ));
-        assert!(matches!(
-            p.resolve(&s(&["public", "secrets"])),
-            Err(TableRefusal::NotAllowed(_))
-        ));
-        assert!(matches!(
-            p.resolve(&s(&["pg_class"])),
-            Err(TableRefusal::SystemCatalog)
-        ));
-    }
-
-    #[test]
-    fn protected_columns() {
-        let p = policy(&[], &[], &["customer.email", "*.ssn", "hr.staff.salary"]);
-        assert_eq!(
-            p.resolve(&s(&["customer"])).unwrap().protected,
-            s(&["email", "ssn"])
-        );
-        assert_eq!(
-            p.resolve(&s(&["staff"])).unwrap().protected,
-            s(&["salary", "ssn"])
-        );
-        assert_eq!(
-            p.resolve(&s(&["other", "staff"])).unwrap().protected,
-            s(&["ssn"])
-        );
-    }
-
-    #[test]
-    fn bad_column_rule_names_the_field() {
-        let e = AccessPolicy::new(&Policy {
-            columns: ColumnRules {
-                deny: vec!["email".into()],
-            },
-            ..Policy::default()
-        })
-        .unwrap_err();
-        assert_eq!(e.field, "columns.deny[0]");
-    }
-}
+mod tests;

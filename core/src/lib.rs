@@ -40,6 +40,7 @@ mod error;
 mod functions;
 mod guard;
 mod limit;
+mod mask;
 mod names;
 // `parse` and `precheck` stay public for one function each (`parse::tokenize`,
 // `precheck::check_token_count`): core/examples/worst_case.rs measures the token limit on its own.
@@ -60,9 +61,11 @@ pub use error::{ErrorCode, GuardError, Location, Stage};
 pub use guard::{classify, Guard, ReadAccess};
 pub use parse::is_table_path;
 pub use policy::{
-    ColumnRules, FunctionRules, Policy, PolicyError, PolicyLayer, TableRules, WriteLayer,
-    WriteRules, DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_GENERATED_BYTES,
-    DEFAULT_MAX_GENERATED_ROWS, DEFAULT_MAX_ROWS, DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
+    Annotations, Cardinality, ColumnAnnotation, ColumnRefs, ColumnRules, FunctionRules, MaskKind,
+    PiiRules, Policy, PolicyError, PolicyLayer, Relationship, TableAnnotation, TableRules,
+    WriteLayer, WriteRules, DEFAULT_MAX_AFFECTED_ROWS, DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_GENERATED_BYTES, DEFAULT_MAX_GENERATED_ROWS, DEFAULT_MAX_ROWS,
+    DEFAULT_MAX_SQL_BYTES, DEFAULT_MAX_TOKENS,
 };
 pub use rows::{RowFilterRules, VarValue, Vars};
 pub use verdict::{

@@ -111,14 +111,30 @@ def column_protected(policy: dict[str, Any], table: str, column: str) -> bool:
     return any(_name_matches(p, parts) for p in (policy.get("columns") or {}).get("deny") or [])
 
 
+def pii_protected(policy: dict[str, Any], table: str, column: str) -> bool:
+    """The column's PII category (annotations) is blocked or masked, or it has its own mask:
+    its unmasked value must never come back."""
+    pii = policy.get("pii") or {}
+    for key, annotated in ((policy.get("annotations") or {}).get("tables") or {}).items():
+        if key.lower().split(".")[-1] != table:
+            continue
+        col = (annotated.get("columns") or {}).get(column) or {}
+        category = col.get("pii")
+        if col.get("mask") or category in (pii.get("block") or []) or category in (pii.get("mask") or {}):
+            return True
+    return False
+
+
 def markers_for(policy: dict[str, Any]) -> list[str]:
     """Marker substrings whose presence in a result means a leak under this policy."""
     m = []
     if table_denied(policy, "employee"):
         m += ["secret-employee-", "98765432"]
-    if table_denied(policy, "customer") or column_protected(policy, "customer", "email"):
+    if (table_denied(policy, "customer") or column_protected(policy, "customer", "email")
+            or pii_protected(policy, "customer", "email")):
         m.append("secret-email-")
-    if table_denied(policy, "customer") or column_protected(policy, "customer", "phone"):
+    if (table_denied(policy, "customer") or column_protected(policy, "customer", "phone")
+            or pii_protected(policy, "customer", "phone")):
         m.append("secret-phone-")
     if table_denied(policy, "orders") or column_protected(policy, "orders", "ssn"):
         m.append("secret-ssn-")

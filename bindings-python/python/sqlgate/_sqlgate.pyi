@@ -96,6 +96,8 @@ class Guard:
         max_generated_bytes: int = 1048576,
         max_generated_rows: int = 1000000,
         allow_unbounded_recursion: bool = False,
+        annotations: Mapping[str, Any] | None = None,
+        pii: Mapping[str, Any] | None = None,
     ) -> Guard: ...
     @classmethod
     def from_policy(cls, policy: Mapping[str, Any] | str | PathLike[str]) -> Guard: ...

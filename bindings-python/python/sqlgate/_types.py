@@ -50,6 +50,7 @@ ErrorCode: TypeAlias = Literal[
     "bad_request",
     "generated_too_large",
     "unbounded_generation",
+    "masked_column",
 ]
 """Why the guard refused (``Rejected.code``), as in ``sqlgate.ERROR_CODES``."""
 

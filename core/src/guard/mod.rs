@@ -227,10 +227,18 @@ impl Guard {
             .table_writable(&parts, |p, default| writes.writable(p, default))
     }
 
-    /// True when `column` of `table` (name parts as stored) is protected by `columns.deny`.
+    /// True when `column` of `table` (name parts as stored) is protected by `columns.deny` or
+    /// by a blocked PII category (`pii.block`).
     pub fn column_protected(&self, table: &[&str], column: &str) -> bool {
         let parts: Vec<String> = table.iter().map(|s| s.to_string()).collect();
         self.access.column_protected(&parts, column)
+    }
+
+    /// The mask of `column` of `table` (name parts as stored), when the policy masks it (a
+    /// column's own `mask`, or its PII category's in `pii.mask`, and not blocked or denied).
+    pub fn column_mask(&self, table: &[&str], column: &str) -> Option<crate::policy::MaskKind> {
+        let parts: Vec<String> = table.iter().map(|s| s.to_string()).collect();
+        self.access.column_mask(&parts, column)
     }
 
     /// The verdict for `sql` in its JSON shape (ARCHITECTURE.md, "Verdict contract"); never fails.

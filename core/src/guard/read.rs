@@ -22,6 +22,7 @@ impl Guard {
         let ctx = self.context();
         if let Statement::Query(query) = statement {
             let analysis = analyze(query, &ctx)?;
+            crate::mask::apply(query, &analysis.masked, self.policy.dialect)?;
             let limit = limit::apply(query, max_rows, self.policy.dialect)?;
             return Ok((analysis, limit));
         }
@@ -58,6 +59,7 @@ impl Guard {
                     return Err(not_allowed(class, inner, location));
                 };
                 let analysis = analyze(query, &ctx)?;
+                crate::mask::apply(query, &analysis.masked, self.policy.dialect)?;
                 let limit = LimitInfo {
                     action: LimitAction::None,
                     value: None,

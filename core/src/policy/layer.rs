@@ -24,8 +24,11 @@ use super::*;
 /// - `rows`: filters are added; a table filtered by both gets both predicates (`AND`). When the
 ///   layer adds filters, only the views it lists in `trusted_views` stay readable (and those must
 ///   be trusted by the base too, if the base has filters): a view reads its tables unfiltered;
+/// - `pii.block` added to the base's; `pii.mask` added for categories the base does not mask,
+///   and for one it masks only the same mask or a stricter one (`redact`, `null`): a layer
+///   cannot unblock or unmask;
 /// - `dialect` must be the base's; `catalog` and `mysql_ansi_quotes` are the server's facts and
-///   cannot be set.
+///   cannot be set, and `annotations` come from the base policy only.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyLayer {
@@ -65,6 +68,12 @@ pub struct PolicyLayer {
     /// Row filters added.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<crate::RowFilterRules>,
+    /// PII categories blocked and masked, added to the base's.
+    #[serde(default, skip_serializing_if = "PiiRules::is_empty")]
+    pub pii: PiiRules,
+    /// Refused: annotations come from the base policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
     /// Refused: the base's catalog is the database's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalog: Option<Catalog>,
@@ -204,6 +213,12 @@ impl Policy {
                 "the catalog is read from the database; a layer cannot set it",
             ));
         }
+        if layer.annotations.is_some() {
+            return Err(PolicyError::new(
+                "annotations",
+                "annotations come from the base policy; a layer cannot set them",
+            ));
+        }
         if layer.mysql_ansi_quotes.is_some() {
             return Err(PolicyError::new(
                 "mysql_ansi_quotes",
@@ -253,6 +268,35 @@ impl Policy {
         }
         if let Some(rows) = &layer.rows {
             out.rows = Some(self.narrowed_rows(rows)?);
+        }
+        out.pii = self.narrowed_pii(&layer.pii)?;
+        Ok(out)
+    }
+
+    /// The base's `pii` with the layer's blocks and masks added; a mask may not be replaced by
+    /// a laxer one.
+    fn narrowed_pii(&self, layer: &PiiRules) -> Result<PiiRules, PolicyError> {
+        layer.validate()?;
+        let mut out = self.pii.clone();
+        add_missing(&mut out.block, &layer.block);
+        for (category, &kind) in &layer.mask {
+            match out.mask.get(category) {
+                Some(&base)
+                    if base != kind && !matches!(kind, MaskKind::Redact | MaskKind::Null) =>
+                {
+                    return Err(PolicyError::new(
+                        format!("pii.mask.{category}"),
+                        format!(
+                            "the base policy masks {category} with `{}`: a layer may only keep \
+                             it or replace it by `redact` or `null`",
+                            base.as_str()
+                        ),
+                    ));
+                }
+                _ => {
+                    out.mask.insert(category.clone(), kind);
+                }
+            }
         }
         Ok(out)
     }

@@ -178,6 +178,13 @@ pub struct Policy {
     /// [`crate::RowFilterRules`]); absent: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<crate::RowFilterRules>,
+    /// What tables and columns mean, their PII categories and relationships (see
+    /// [`Annotations`]); absent: none.
+    #[serde(default, skip_serializing_if = "Annotations::is_empty")]
+    pub annotations: Annotations,
+    /// PII categories refused or masked (see [`PiiRules`]); absent: none.
+    #[serde(default, skip_serializing_if = "PiiRules::is_empty")]
+    pub pii: PiiRules,
 }
 
 /// How a row cap may be written: a number, or the word `none` (TOML has no null).
@@ -243,6 +250,8 @@ impl Default for Policy {
             mysql_ansi_quotes: None,
             writes: None,
             rows: None,
+            annotations: Annotations::default(),
+            pii: PiiRules::default(),
         }
     }
 }
@@ -295,6 +304,12 @@ impl Policy {
     }
 }
 
+mod annotations;
 mod layer;
+mod pii;
 
+pub use annotations::{
+    Annotations, Cardinality, ColumnAnnotation, ColumnRefs, Relationship, TableAnnotation,
+};
 pub use layer::{PolicyLayer, WriteLayer};
+pub use pii::{MaskKind, PiiRules};

@@ -6,6 +6,7 @@ use sqlparser::ast::Ident;
 use super::diagnostics as refuse;
 use super::scope::{Scope, Source, SourceKind};
 use super::{span_location, Walker};
+use crate::access::ResolvedTable;
 use crate::error::{ErrorCode, GuardError, Location};
 use crate::names::{closest, fold_ident};
 
@@ -40,7 +41,9 @@ impl Walker<'_, '_> {
         if self.qualified_column(&q, &name, scope, location)? {
             return Ok(());
         }
-        // Not a source: a composite value's field (`c.f`) or a name the database will reject.
+        // Not a source: a composite value's field (`c.f`) or a name the database will reject;
+        // never a masked column's plain reference.
+        self.in_mask_slot = false;
         if let Some(first) = qualifier.first() {
             self.column(&[], first, scope)?;
         }
@@ -136,7 +139,7 @@ impl Walker<'_, '_> {
                     Some(_) => {}
                     None => {
                         found.open_ended = true;
-                        protected_candidate(source, name, location)?;
+                        self.candidate(source, name, location)?;
                     }
                 }
             }
@@ -157,7 +160,7 @@ impl Walker<'_, '_> {
         let SourceKind::Table(table) = &source.kind else {
             return Ok(());
         };
-        if table.protected.iter().any(|p| p == name) {
+        if table.protected.iter().any(|p| p == name) && !self.masked_in_slot(table, name) {
             return Err(refuse::column_not_allowed(table, name, location));
         }
         if let Some(columns) = &table.columns {
@@ -175,6 +178,37 @@ impl Walker<'_, '_> {
                 .insert(format!("{}.{name}", table.display));
         }
         Ok(())
+    }
+
+    /// A name that `source`, whose columns are unknown, may own: refused when the source
+    /// protects it, unless it is a masked column in its slot.
+    fn candidate(
+        &mut self,
+        source: &Source,
+        name: &str,
+        location: Option<Location>,
+    ) -> Result<(), GuardError> {
+        match source.protecting(name) {
+            Some(table) if !self.masked_in_slot(table, name) => {
+                Err(refuse::column_may_be_protected(table, name, location))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// True when `name` of `table` is masked and read in a mask slot (a plain column of the
+    /// outermost select list): its mask is recorded, the strongest of the candidates.
+    fn masked_in_slot(&mut self, table: &ResolvedTable, name: &str) -> bool {
+        if !self.in_mask_slot {
+            return false;
+        }
+        match table.protection(name).mask() {
+            Some(kind) => {
+                self.slot_mask = Some(self.slot_mask.map_or(kind, |k| k.max(kind)));
+                true
+            }
+            None => false,
+        }
     }
 
     /// Refuses a name that any table in scope protects, when it cannot be bound for sure.

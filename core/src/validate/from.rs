@@ -102,17 +102,22 @@ impl Walker<'_, '_> {
 
     /// NATURAL joins on every shared column: refused when a protected column may be among them.
     fn natural_join(&self, members: &Scope<'_>, relation: &TableFactor) -> Result<(), GuardError> {
-        if self.ctx.access.has_column_rules()
-            && members
-                .sources
-                .iter()
-                .any(|s| s.protected_table().is_some())
-        {
-            return Err(refuse::natural_join_over_protected(span_location(
-                relation.span(),
-            )));
+        if !self.ctx.access.has_column_rules() {
+            return Ok(());
         }
-        Ok(())
+        let protected: Vec<_> = members
+            .sources
+            .iter()
+            .filter_map(|s| s.protected_table())
+            .collect();
+        let at = || span_location(relation.span());
+        match protected.first() {
+            Some(first) if protected.iter().all(|t| t.only_masked()) => {
+                Err(refuse::masked_in_row("NATURAL JOIN", first, at()))
+            }
+            Some(_) => Err(refuse::natural_join_over_protected(at())),
+            None => Ok(()),
+        }
     }
 
     /// Checks one FROM item and returns the sources it adds to the scope.

@@ -17,7 +17,9 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Expr, Query, Spanned, Statement, TableFactor, Visit, Visitor};
+use sqlparser::ast::{
+    Expr, Query, Select, SetExpr, Spanned, Statement, TableFactor, Visit, Visitor,
+};
 use sqlparser::tokenizer::Span;
 
 use crate::access::AccessPolicy;
@@ -34,6 +36,7 @@ mod diagnostics;
 mod expr;
 mod from;
 mod generated;
+mod masks;
 mod mutation;
 mod query;
 mod recursion;
@@ -57,6 +60,18 @@ pub struct Analysis {
     pub filtered: Vec<crate::rows::FilteredRef>,
     /// Row filters that apply (the policy's table names), sorted.
     pub row_filters: BTreeSet<String>,
+    /// Masked columns of the outermost select list, for the mask rewrite (`crate::mask`).
+    pub masked: Vec<MaskedItem>,
+}
+
+/// A plain column of the outermost select list that reads a masked column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaskedItem {
+    /// Its index in the select list.
+    pub index: usize,
+    /// The mask to compute in its place (the strongest, when the name could be several
+    /// masked columns).
+    pub kind: crate::policy::MaskKind,
 }
 
 /// Everything the walker needs from the guard.
@@ -76,6 +91,11 @@ pub struct Context<'a> {
 /// Validates `statement` (a query, or the query under an EXPLAIN) and returns what it reads.
 pub fn analyze(query: &Query, ctx: &Context<'_>) -> Result<Analysis, GuardError> {
     let mut walker = Walker::new(ctx);
+    if ctx.access.has_masks() {
+        if let SetExpr::Select(select) = query.body.as_ref() {
+            walker.mask_target = std::ptr::from_ref::<Select>(select) as usize;
+        }
+    }
     walker.query(query, None)?;
     let mut expected = Counts::default();
     let _ = query.visit(&mut expected);
@@ -127,6 +147,13 @@ struct Walker<'c, 'a> {
     analysis: Analysis,
     counts: Counts,
     generated: generated::Generated,
+    /// The address of the outermost SELECT, whose plain columns may read masked columns; 0
+    /// when no column is masked or the outermost query is not one SELECT.
+    mask_target: usize,
+    /// The column being resolved is a plain column of that select list.
+    in_mask_slot: bool,
+    /// The mask it resolved to (the strongest, among several candidates).
+    slot_mask: Option<crate::policy::MaskKind>,
 }
 
 impl<'c, 'a> Walker<'c, 'a> {
@@ -136,6 +163,9 @@ impl<'c, 'a> Walker<'c, 'a> {
             analysis: Analysis::default(),
             counts: Counts::default(),
             generated: generated::Generated::default(),
+            mask_target: 0,
+            in_mask_slot: false,
+            slot_mask: None,
         }
     }
 }

@@ -169,6 +169,7 @@ mod tests {
             parts: parts.iter().map(|p| p.to_string()).collect(),
             display: parts.join("."),
             protected: protected.iter().map(|p| p.to_string()).collect(),
+            pii: Vec::new(),
             columns: None,
             spelled_columns: None,
             view: false,

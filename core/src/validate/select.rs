@@ -64,8 +64,12 @@ impl Walker<'_, '_> {
             // DuckDB's `FROM t` without SELECT reads every column, as `SELECT *` does.
             self.star(None, &scope, &[], location)?;
         }
-        for item in projection {
-            self.select_item(item, &scope, location)?;
+        if self.mask_target == std::ptr::from_ref::<Select>(select) as usize {
+            self.masked_projection(projection, distinct.is_some(), &scope, location)?;
+        } else {
+            for item in projection {
+                self.select_item(item, &scope, location)?;
+            }
         }
         self.exprs(distinct, &scope)?;
         self.exprs(top, &scope)?;

@@ -2,8 +2,8 @@
 
 use sqlparser::ast::ObjectName;
 
-use super::{refusal, unsupported};
-use crate::access::ResolvedTable;
+use super::{blocked_column, masked_column, masked_in_row, refusal, unsupported};
+use crate::access::{Protection, ResolvedTable};
 use crate::error::{ErrorCode, GuardError, Location};
 
 /// `x.*` where the qualifier is not made of identifiers.
@@ -31,6 +31,9 @@ pub(in crate::validate) fn star_over_protected(
     qualifier: Option<&str>,
     location: Option<Location>,
 ) -> GuardError {
+    if table.only_masked() {
+        return masked_in_row("`*`", table, location);
+    }
     let columns: Vec<String> = match qualifier {
         Some(q) => open.iter().map(|c| format!("{q}.{c}")).collect(),
         None => open.iter().map(|c| c.to_string()).collect(),
@@ -48,6 +51,9 @@ pub(in crate::validate) fn star_on_restricted_table(
     table: &ResolvedTable,
     location: Option<Location>,
 ) -> GuardError {
+    if table.only_masked() {
+        return masked_in_row("`*`", table, location);
+    }
     refusal(
         ErrorCode::StarOnRestrictedTable,
         format!("`*` over `{}`, which has protected columns", table.display),
@@ -62,6 +68,9 @@ pub(in crate::validate) fn column_not_allowed(
     column: &str,
     location: Option<Location>,
 ) -> GuardError {
+    if let Some(refused) = pii_refusal(table, column, location) {
+        return refused;
+    }
     refusal(
         ErrorCode::ColumnNotAllowed,
         format!(
@@ -79,6 +88,9 @@ pub(in crate::validate) fn column_may_be_protected(
     column: &str,
     location: Option<Location>,
 ) -> GuardError {
+    if let Some(refused) = pii_refusal(table, column, location) {
+        return refused;
+    }
     refusal(
         ErrorCode::ColumnNotAllowed,
         format!(
@@ -97,6 +109,9 @@ pub(in crate::validate) fn whole_row_of_protected(
     table: &ResolvedTable,
     location: Option<Location>,
 ) -> GuardError {
+    if table.only_masked() {
+        return masked_in_row(&format!("`{name}`"), table, location);
+    }
     refusal(
         ErrorCode::ColumnNotAllowed,
         format!(
@@ -142,4 +157,19 @@ pub(in crate::validate) fn unknown_column(
         (None, None) => "check the column name; no table of this query has such a column".into(),
     };
     refusal(ErrorCode::UnknownColumn, message, hint, location)
+}
+
+/// The refusal of a column protected by a PII rule (blocked or masked), if it is.
+fn pii_refusal(
+    table: &ResolvedTable,
+    column: &str,
+    location: Option<Location>,
+) -> Option<GuardError> {
+    match table.protection(column) {
+        Protection::Denied => None,
+        Protection::Blocked(category) => Some(blocked_column(table, column, category, location)),
+        Protection::Masked(_, category) => {
+            Some(masked_column(table, column, category.as_deref(), location))
+        }
+    }
 }

@@ -7,6 +7,7 @@ use crate::error::{ErrorCode, GuardError, Location, Stage};
 mod bounds;
 mod calls;
 mod columns;
+mod pii;
 mod structure;
 mod tables;
 mod writes;
@@ -14,6 +15,7 @@ mod writes;
 pub(super) use bounds::*;
 pub(super) use calls::*;
 pub(super) use columns::*;
+pub(super) use pii::*;
 pub(super) use structure::*;
 pub(super) use tables::*;
 pub(super) use writes::*;
@@ -57,6 +59,7 @@ mod tests {
             parts: vec!["customer".into()],
             display: "customer".into(),
             protected: vec!["email".into()],
+            pii: Vec::new(),
             columns: None,
             spelled_columns: None,
             view: false,

@@ -149,6 +149,9 @@ pub(in crate::validate) fn renamed_protected_columns(
     table: &ResolvedTable,
     location: Option<Location>,
 ) -> GuardError {
+    if table.only_masked() {
+        return super::masked_in_row("renaming its columns", table, location);
+    }
     refusal(
         ErrorCode::ColumnNotAllowed,
         format!(
