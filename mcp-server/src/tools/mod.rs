@@ -1,5 +1,5 @@
-//! The MCP server: seven tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
-//! `run_mutation` in a write mode, `audit_verify`, `server_info`) over an [`Engine`], with output
+//! The MCP server: eight tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
+//! `run_mutation` and `run_mutations` in a write mode, `audit_verify`, `server_info`) over an [`Engine`], with output
 //! schemas, structured content, a text rendering and the MCP hints. Every call is audited, each
 //! tool's (`server_info` and `audit_verify` included) with one record.
 //!
@@ -15,11 +15,14 @@ pub mod describe_table;
 pub mod instructions;
 pub mod list_tables;
 pub mod mutation_flow;
+pub mod mutation_output;
 pub mod result;
 pub mod run_mutation;
+pub mod run_mutations;
 pub mod run_query;
 pub mod server_info;
 pub mod text;
+pub mod touched;
 pub mod validate_query;
 
 use std::path::Path;
@@ -42,7 +45,7 @@ use crate::backend::TableDetail;
 use crate::gate::error::ToolError;
 use crate::gate::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
 use crate::tools::caller::{caller_of, Caller};
-use crate::tools::mutation_flow::RunMutationOutput;
+use crate::tools::mutation_output::RunMutationOutput;
 use crate::tools::run_mutation::asking;
 pub use args::SqlArgs;
 pub use describe_table::DescribeTableArgs;
@@ -78,10 +81,11 @@ impl SqlGateServer {
     /// A server over `engine`, auditing to `audit`.
     pub fn new(engine: Arc<Engine>, audit: Audit) -> Self {
         let instructions = Arc::new(instructions(&engine));
-        let mut tool_router = Self::tool_router();
-        // run_mutation exists only in a write mode: a read-only server does not list it.
+        let mut tool_router = Self::tool_router() + Self::mutations_router();
+        // The mutation tools exist only in a write mode: a read-only server does not list them.
         if !engine.mode().writes() {
             tool_router.remove_route("run_mutation");
+            tool_router.remove_route("run_mutations");
         }
         // audit_verify checks the configured file: without one there is nothing to verify.
         if audit.path().is_none() {
@@ -105,7 +109,7 @@ impl SqlGateServer {
 
     /// Every tool this server can publish.
     pub fn all_tool_names() -> Vec<String> {
-        Self::tool_router()
+        (Self::tool_router() + Self::mutations_router())
             .list_all()
             .into_iter()
             .map(|t| t.name.to_string())
@@ -127,7 +131,9 @@ impl SqlGateServer {
         let engine = match caller_of(ctx) {
             None => self.engine.clone(),
             Some(caller) => {
-                if let (Some(scope), "run_mutation") = (&caller.missing_write_scope, tool) {
+                if let (Some(scope), "run_mutation" | "run_mutations") =
+                    (&caller.missing_write_scope, tool)
+                {
                     return Err(refuse(ToolError::insufficient_scope(tool, scope)));
                 }
                 self.engine
@@ -139,7 +145,7 @@ impl SqlGateServer {
         let (quota, now) = (engine.quota(), Instant::now());
         let admitted = quota.admit_call(now).and_then(|()| match tool {
             "run_query" => quota.admit_rows(now),
-            "run_mutation" => quota.admit_mutation(now),
+            "run_mutation" | "run_mutations" => quota.admit_mutation(now),
             _ => Ok(()),
         });
         admitted.map_err(|e| refuse(ToolError::quota_exceeded(&e)))?;
@@ -432,7 +438,7 @@ impl SqlGateServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SqlGateServer {
-    /// The tools, less `run_mutation` for a caller whose token lacks the write scope (the list
+    /// The tools, less the mutation tools for a caller whose token lacks the write scope (the list
     /// then depends on the caller: private to it).
     async fn list_tools(
         &self,
@@ -442,7 +448,7 @@ impl ServerHandler for SqlGateServer {
         let mut tools = self.tool_router.list_all();
         let narrowed = caller_of(&context).is_some_and(|c| c.missing_write_scope.is_some());
         if narrowed {
-            tools.retain(|t| t.name != "run_mutation");
+            tools.retain(|t| !t.name.starts_with("run_mutation"));
         }
         let cache_hints = context
             .protocol_version()

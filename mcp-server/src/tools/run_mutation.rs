@@ -1,25 +1,28 @@
 //! The `run_mutation` tool: its arguments, how the user is asked (elicitation in a session, or
 //! `input_required` on protocol 2026-07-28), its handler over the engine's mutation flow
-//! ([`super::mutation_flow`]) and its text rendering.
+//! ([`super::mutation_flow`], shared with `run_mutations`) and its text rendering.
 
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
 
 use std::time::Instant;
 
-use rmcp::model::{CallToolResponse, InputResponses, ProtocolVersion};
+use rmcp::model::{CallToolResponse, CallToolResult, InputResponses, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::{MutationCode, ToolCode};
 use crate::gate::error::ToolError;
 use crate::gate::Engine;
 use crate::tools::approval::{self, ApprovalAnswer, ApprovalRequest};
 use crate::tools::approval_state;
 use crate::tools::caller::caller_of;
-use crate::tools::mutation_flow::{MutationOutcome, RunMutationOutput};
+use crate::tools::mutation_output::{
+    MutationOutcome, MutationStatus, MutationsOutput, RunMutationOutput,
+};
 use crate::tools::result::{failure, success};
 use crate::tools::text::push_row;
 
@@ -55,6 +58,24 @@ pub async fn handle(
     args: &MutationArgs,
     asking: Asking,
 ) -> (AuditRecord, CallToolResponse) {
+    let statements = [args.sql.clone()];
+    respond(engine, "run_mutation", &statements, asking, |out| {
+        let one = RunMutationOutput::of_one(out);
+        success(&one, render(&one))
+    })
+    .await
+}
+
+/// A mutation tool's call: the statements run through the engine's flow, the user asked as
+/// `asking` says, the result (`committed` rendered by `committed`, the question, or the
+/// refusal) and its audit record.
+pub async fn respond(
+    engine: &Engine,
+    tool: &'static str,
+    statements: &[String],
+    asking: Asking,
+    committed: impl FnOnce(MutationsOutput) -> CallToolResult,
+) -> (AuditRecord, CallToolResponse) {
     let timeout = engine.approval_timeout();
     let mode = engine.mode().as_str();
     let (outcome, trace, caller) = match asking {
@@ -62,7 +83,7 @@ pub async fn handle(
             let ask = |request: ApprovalRequest| async move {
                 approval::ask(&peer, &request, timeout).await
             };
-            let (outcome, trace) = engine.run_mutation(&args.sql, ask).await;
+            let (outcome, trace) = engine.run_mutations(tool, statements, ask).await;
             (outcome, trace, String::new())
         }
         Asking::InputRequired {
@@ -75,7 +96,7 @@ pub async fn handle(
                 .as_deref()
                 .map(|s| approval_state::open(engine.approvals(), s))
             {
-                Some(Err(e)) => return refused_state(args, e),
+                Some(Err(e)) => return refused_state(tool, statements, e),
                 Some(Ok(s)) => Some(s),
                 None => None,
             };
@@ -96,30 +117,44 @@ pub async fn handle(
                     (None, false) => ApprovalAnswer::Unavailable,
                 })
             };
-            let (outcome, trace) = engine.run_mutation(&args.sql, ask).await;
+            let (outcome, trace) = engine.run_mutations(tool, statements, ask).await;
             (outcome, trace, caller)
         }
     };
     let (code, result) = match outcome {
-        Ok(MutationOutcome::Committed(out)) => (None, success(&out, render(&out)).into()),
+        Ok(MutationOutcome::Committed(out)) => (None, committed(out).into()),
         Ok(MutationOutcome::Asking(request)) => {
             match approval_state::ask(engine.approvals(), &request, &caller, mode, timeout) {
                 Ok(ask) => (None, ask.into()),
-                Err(e) => (Some(e.code), failure(&e).into()),
+                Err(e) => (Some(e.code), mutation_failure(&e).into()),
             }
         }
-        Err(e) => (Some(e.code), failure(&e).into()),
+        Err(e) => (Some(e.code), mutation_failure(&e).into()),
     };
     let rec = AuditRecord {
         code,
-        sql: Some(args.sql.clone()),
+        sql: Some(statements.join(";\n")),
         query_class: trace.query_class,
         executed_sql: trace.executed_sql,
         preview_rows: trace.preview_rows,
         committed_rows: trace.committed_rows,
-        ..AuditRecord::new("run_mutation", trace.decision)
+        ..AuditRecord::new(tool, trace.decision)
     };
     (rec, result)
+}
+
+/// A mutation's refusal: the error, with `status` `rejected` (the user declined) or `failed`.
+pub fn mutation_failure(e: &ToolError) -> CallToolResult {
+    let mut r = failure(e);
+    let status = if e.code == ToolCode::Mutation(MutationCode::ApprovalDeclined) {
+        MutationStatus::Rejected
+    } else {
+        MutationStatus::Failed
+    };
+    if let Some(serde_json::Value::Object(o)) = r.structured_content.as_mut() {
+        o.insert("status".into(), serde_json::json!(status));
+    }
+    r
 }
 
 /// How this call's user is asked: by `input_required` when the request is on protocol
@@ -161,13 +196,17 @@ pub fn asking(
 }
 
 /// A retry whose state does not open: refused before anything runs.
-fn refused_state(args: &MutationArgs, e: ToolError) -> (AuditRecord, CallToolResponse) {
+fn refused_state(
+    tool: &'static str,
+    statements: &[String],
+    e: ToolError,
+) -> (AuditRecord, CallToolResponse) {
     let rec = AuditRecord {
         code: Some(e.code),
-        sql: Some(args.sql.clone()),
-        ..AuditRecord::new("run_mutation", Decision::Refuse)
+        sql: Some(statements.join(";\n")),
+        ..AuditRecord::new(tool, Decision::Refuse)
     };
-    (rec, failure(&e).into())
+    (rec, mutation_failure(&e).into())
 }
 
 /// `run_mutation`'s result: the count, the decision, the RETURNING rows, the SQL.

@@ -13,7 +13,9 @@ mod common;
 #[path = "../principals/fixture.rs"]
 mod fixture;
 
+mod batch;
 mod client;
+mod engines;
 mod refusals;
 
 use std::path::{Path, PathBuf};

@@ -26,8 +26,8 @@ use sqlgate::Dialect;
 use crate::backend::cost::Estimate;
 pub use crate::backend::options::DuckdbOptions;
 use crate::backend::{
-    interruptible, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
-    TableDetail,
+    interruptible, Database, DbError, DbErrorCode, Finish, MutationRun, MutationSql, QueryLimits,
+    QueryResult, TableDetail,
 };
 
 /// A DuckDB database opened read-only.
@@ -169,10 +169,10 @@ impl Database for DuckdbBackend {
     /// Opened with access_mode=READ_ONLY: serve refuses write modes, this is the backstop.
     async fn mutate(
         &self,
-        _sql: &str,
+        _batch: &[MutationSql<'_>],
         _limits: QueryLimits,
         _finish: Finish,
-    ) -> Result<MutationRun, DbError> {
+    ) -> Result<Vec<MutationRun>, DbError> {
         Err(DbError::new(
             DbErrorCode::DatabaseError,
             "DuckDB databases are served read-only: mutations are refused",

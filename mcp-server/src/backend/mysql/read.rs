@@ -10,7 +10,7 @@ use mysql_async::{Column, Conn};
 use super::error::map_err;
 use super::render::{render, type_name};
 use super::{begin, MysqlBackend, GRACE};
-use crate::backend::{Collector, DbError, QueryLimits, QueryResult};
+use crate::backend::{Collector, DbError, QueryLimits, QueryResult, Reading};
 
 impl MysqlBackend {
     /// Executes approved SQL: read-only transaction, server-side timeout, capped fetch, rollback.
@@ -26,11 +26,14 @@ impl MysqlBackend {
         let work = async {
             let result = async {
                 begin(&mut conn, "READ ONLY", &set_timeout).await?;
-                run_prepared(&mut conn, sql, limits, false, &json).await
+                run_prepared(&mut conn, sql, limits, Reading::UpToCap, &json).await
             }
             .await;
             let rolled_back = conn.query_drop("ROLLBACK").await.is_ok();
-            (result.map(|(rows, _)| rows), rolled_back)
+            (
+                result.map(|(rows, _)| rows).map_err(|e| map_err(&e)),
+                rolled_back,
+            )
         };
         let outcome = tokio::time::timeout(limits.timeout + GRACE, work).await;
         self.settle(
@@ -43,13 +46,13 @@ impl MysqlBackend {
     }
 }
 
-/// Prepares `sql` (binary protocol: one statement) and reads its rows into a [`Collector`];
-/// stops at the cap unless `read_all`. Returns the rows kept and the affected-row count.
+/// Prepares `sql` (binary protocol: one statement) and reads its rows into a [`Collector`] as
+/// `reading` says. Returns the rows kept and the affected-row count.
 pub(super) async fn run_prepared(
     conn: &mut Conn,
     sql: &str,
     limits: QueryLimits,
-    read_all: bool,
+    reading: Reading,
     json_columns: &HashSet<(String, String)>,
 ) -> Result<(QueryResult, u64), mysql_async::Error> {
     let stmt = conn.prep(sql).await?;
@@ -75,10 +78,10 @@ pub(super) async fn run_prepared(
             }
         })
         .collect();
-    let mut collector = Collector::new(&names, types, limits);
-    let mut reading = true;
+    let mut collector = Collector::new(&names, types, limits).read_as(reading);
+    let mut keeping = true;
     while let Some(row) = result.next().await? {
-        if !reading {
+        if !keeping {
             continue;
         }
         let values = columns
@@ -86,9 +89,9 @@ pub(super) async fn run_prepared(
             .enumerate()
             .map(|(i, c)| render(c, row.as_ref(i), is_json.get(i).copied().unwrap_or(false)))
             .collect();
-        if !collector.push(values) && !read_all {
+        if !collector.push(values) && !reading.reads_all() {
             // The rest of the rows are read off the wire (the protocol needs it) but not kept.
-            reading = false;
+            keeping = false;
         }
     }
     let affected = result.affected_rows();

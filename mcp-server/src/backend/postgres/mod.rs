@@ -26,8 +26,8 @@ use self::error::{map_err, pool_err};
 use self::tls::{sslmode, tls_config, TlsMode};
 use crate::backend::cost::Estimate;
 use crate::backend::{
-    ConnectError, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
-    TableDetail,
+    ConnectError, Database, DbError, DbErrorCode, Finish, MutationRun, MutationSql, QueryLimits,
+    QueryResult, TableDetail,
 };
 
 /// A pooled PostgreSQL database.
@@ -151,11 +151,11 @@ impl Database for PgBackend {
 
     async fn mutate(
         &self,
-        sql: &str,
+        batch: &[MutationSql<'_>],
         limits: QueryLimits,
         finish: Finish,
-    ) -> Result<MutationRun, DbError> {
-        self.write(sql, limits, finish).await
+    ) -> Result<Vec<MutationRun>, DbError> {
+        self.write(batch, limits, finish).await
     }
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {

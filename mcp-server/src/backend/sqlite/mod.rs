@@ -23,7 +23,8 @@ use self::error::map_err;
 use self::idle::IdleConnections;
 use crate::backend::cost::Estimate;
 use crate::backend::{
-    Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
+    Database, DbError, DbErrorCode, Finish, MutationRun, MutationSql, QueryLimits, QueryResult,
+    TableDetail,
 };
 
 /// A read-only SQLite database.
@@ -106,11 +107,11 @@ impl Database for SqliteBackend {
 
     async fn mutate(
         &self,
-        sql: &str,
+        batch: &[MutationSql<'_>],
         limits: QueryLimits,
         finish: Finish,
-    ) -> Result<MutationRun, DbError> {
-        self.write(sql, limits, finish).await
+    ) -> Result<Vec<MutationRun>, DbError> {
+        self.write(batch, limits, finish).await
     }
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {
