@@ -40,6 +40,8 @@ pub struct FileConfig {
     /// The environment variable holding the secret that seals `input_required` approvals
     /// (the same on every instance behind one address).
     pub approval_key_env: Option<String>,
+    /// An external approver: `approval = { webhook = "https://..." }`.
+    pub approval: Option<ApprovalFile>,
     /// Result size cap in bytes.
     pub max_result_bytes: Option<usize>,
     /// Pool size.
@@ -98,6 +100,15 @@ pub struct FileConfig {
     /// mode.
     #[serde(default)]
     pub principals: Vec<PrincipalFile>,
+}
+
+/// `approval = { webhook = "https://approver.example/sqlgate" }`: approvals are asked of an
+/// external approver by webhook instead of the MCP client's user.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalFile {
+    /// The approver's endpoint (https; http only on a loopback host).
+    pub webhook: String,
 }
 
 /// One `[[principals]]` entry of the settings file.

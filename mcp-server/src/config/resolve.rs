@@ -47,6 +47,8 @@ pub struct ServeConfig {
     pub approval_timeout: Duration,
     /// The environment variable holding the secret that seals `input_required` approvals.
     pub approval_key_env: Option<String>,
+    /// The external approver's webhook (`approval = { webhook = ... }`), checked.
+    pub approval_webhook: Option<String>,
     /// Result size cap.
     pub max_result_bytes: usize,
     /// Pool size.
@@ -140,6 +142,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         statement_timeout,
         mode,
         approval_key_env,
+        approval_webhook: resolve_webhook(&file)?,
         approval_timeout,
         max_result_bytes: args
             .max_result_bytes
@@ -304,6 +307,16 @@ fn resolve_cost_cap(
 }
 
 /// The OTLP collector as a checked logs URL, if one is set.
+/// The external approver's webhook: https, or http on a loopback host (tests, a local relay).
+fn resolve_webhook(file: &FileConfig) -> Result<Option<String>, ConfigError> {
+    match &file.approval {
+        Some(a) => crate::transport::approver::check_webhook_url(&a.webhook)
+            .map(|()| Some(a.webhook.clone()))
+            .map_err(|e| ConfigError(format!("approval.webhook: {e}"))),
+        None => Ok(None),
+    }
+}
+
 fn resolve_otlp_endpoint(
     args: &ServeArgs,
     file: &FileConfig,

@@ -1,9 +1,12 @@
-//! Approvals asked for by `input_required` (MCP 2026-07-28): the secret that seals each one's
-//! state (the client carries it to the retry, so any instance sharing the secret can finish
-//! it), and the states already used here (each commits at most once per instance).
+//! Approvals asked for by `input_required` (MCP 2026-07-28) or of an external approver: the
+//! secret that seals each one's state (the client carries it to the retry, so any instance
+//! sharing the secret can finish it), the states already used here (each commits at most once
+//! per instance), and the external approver when one is configured.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ring::rand::{SecureRandom, SystemRandom};
@@ -14,11 +17,22 @@ pub const MIN_KEY_BYTES: usize = 32;
 /// how long it must be remembered), then, if still full, new approvals are refused.
 const MAX_REMEMBERED: usize = 100_000;
 
+/// An external approver's answer to one posting of a request, as it sent it (JSON).
+pub type ApproverReply = Pin<Box<dyn Future<Output = Result<serde_json::Value, String>> + Send>>;
+
+/// An external approver (`approval = { webhook = ... }`): posts a request (JSON) and returns
+/// the approver's reply; the same request posted again asks for its current decision.
+pub trait ExternalApprover: Send + Sync {
+    /// Posts `request`; the reply, or why there is none (unreachable, not JSON, not 2xx).
+    fn post(&self, request: serde_json::Value) -> ApproverReply;
+}
+
 /// The sealing secret and the states used.
 pub struct ApprovalLedger {
     /// `None` only if the system's random source failed: then nothing is sealed or opened.
     key: Option<Vec<u8>>,
     used: Mutex<HashMap<String, Instant>>,
+    external: Option<Arc<dyn ExternalApprover>>,
 }
 
 impl ApprovalLedger {
@@ -33,6 +47,7 @@ impl ApprovalLedger {
         Ok(ApprovalLedger {
             key: Some(key),
             used: Mutex::new(HashMap::new()),
+            external: None,
         })
     }
 
@@ -51,7 +66,19 @@ impl ApprovalLedger {
         ApprovalLedger {
             key,
             used: Mutex::new(HashMap::new()),
+            external: None,
         }
+    }
+
+    /// The same ledger, asking `approver` instead of the MCP client's user.
+    pub fn with_external(mut self, approver: Arc<dyn ExternalApprover>) -> Self {
+        self.external = Some(approver);
+        self
+    }
+
+    /// The external approver, when one is configured.
+    pub fn external(&self) -> Option<&Arc<dyn ExternalApprover>> {
+        self.external.as_ref()
     }
 
     /// The sealing secret (`None`: there is none, see [`Self::random`]).

@@ -1,5 +1,6 @@
-//! The MCP server: eight tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
-//! `run_mutation` and `run_mutations` in a write mode, `audit_verify`, `server_info`) over an [`Engine`], with output
+//! The MCP server: nine tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
+//! `run_mutation` and `run_mutations` in a write mode, `approval_status` with an external
+//! approver, `audit_verify`, `server_info`) over an [`Engine`], with output
 //! schemas, structured content, a text rendering and the MCP hints. Every call is audited, each
 //! tool's (`server_info` and `audit_verify` included) with one record.
 //!
@@ -8,10 +9,12 @@
 
 pub mod approval;
 pub mod approval_state;
+pub mod approval_status;
 pub mod args;
 pub mod audit_verify;
 pub mod caller;
 pub mod describe_table;
+pub mod external_approval;
 pub mod instructions;
 pub mod list_tables;
 pub mod mutation_flow;
@@ -81,11 +84,16 @@ impl SqlGateServer {
     /// A server over `engine`, auditing to `audit`.
     pub fn new(engine: Arc<Engine>, audit: Audit) -> Self {
         let instructions = Arc::new(instructions(&engine));
-        let mut tool_router = Self::tool_router() + Self::mutations_router();
-        // The mutation tools exist only in a write mode: a read-only server does not list them.
+        let mut tool_router =
+            Self::tool_router() + Self::mutations_router() + Self::status_router();
+        // The mutation tools exist only in a write mode: a read-only server does not list them;
+        // approval_status only with an external approver to follow.
         if !engine.mode().writes() {
             tool_router.remove_route("run_mutation");
             tool_router.remove_route("run_mutations");
+        }
+        if !engine.mode().writes() || engine.approvals().external().is_none() {
+            tool_router.remove_route("approval_status");
         }
         // audit_verify checks the configured file: without one there is nothing to verify.
         if audit.path().is_none() {
@@ -109,7 +117,7 @@ impl SqlGateServer {
 
     /// Every tool this server can publish.
     pub fn all_tool_names() -> Vec<String> {
-        (Self::tool_router() + Self::mutations_router())
+        (Self::tool_router() + Self::mutations_router() + Self::status_router())
             .list_all()
             .into_iter()
             .map(|t| t.name.to_string())
@@ -131,7 +139,7 @@ impl SqlGateServer {
         let engine = match caller_of(ctx) {
             None => self.engine.clone(),
             Some(caller) => {
-                if let (Some(scope), "run_mutation" | "run_mutations") =
+                if let (Some(scope), "run_mutation" | "run_mutations" | "approval_status") =
                     (&caller.missing_write_scope, tool)
                 {
                     return Err(refuse(ToolError::insufficient_scope(tool, scope)));
@@ -448,7 +456,7 @@ impl ServerHandler for SqlGateServer {
         let mut tools = self.tool_router.list_all();
         let narrowed = caller_of(&context).is_some_and(|c| c.missing_write_scope.is_some());
         if narrowed {
-            tools.retain(|t| !t.name.starts_with("run_mutation"));
+            tools.retain(|t| !t.name.starts_with("run_mutation") && t.name != "approval_status");
         }
         let cache_hints = context
             .protocol_version()

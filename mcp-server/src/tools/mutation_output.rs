@@ -2,15 +2,17 @@
 //! `rejected`, `failed`), each statement's class, target, count and RETURNING rows, the time the
 //! approval took, and the refusals of an approval that was not given.
 
+use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sqlgate::QueryClass;
 
 use crate::audit::Decision;
-use crate::codes::{MutationCode, Stage};
+use crate::codes::{MutationCode, Stage, ToolCode};
 use crate::gate::error::ToolError;
 use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
+use crate::tools::result::failure;
 
 /// Where a mutation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -208,4 +210,18 @@ pub fn refusal_of(answer: ApprovalAnswer) -> Option<ToolError> {
         ),
     };
     Some(ToolError::mutation(code, Stage::Approval, message, hint))
+}
+
+/// A mutation's refusal: the error, with `status` `rejected` (the user declined) or `failed`.
+pub fn mutation_failure(e: &ToolError) -> CallToolResult {
+    let mut r = failure(e);
+    let status = if e.code == ToolCode::Mutation(MutationCode::ApprovalDeclined) {
+        MutationStatus::Rejected
+    } else {
+        MutationStatus::Failed
+    };
+    if let Some(Value::Object(o)) = r.structured_content.as_mut() {
+        o.insert("status".into(), serde_json::json!(status));
+    }
+    r
 }

@@ -14,16 +14,17 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::{AuditRecord, Decision};
-use crate::codes::{MutationCode, ToolCode};
 use crate::gate::error::ToolError;
 use crate::gate::Engine;
 use crate::tools::approval::{self, ApprovalAnswer, ApprovalRequest};
 use crate::tools::approval_state;
 use crate::tools::caller::caller_of;
+use crate::tools::external_approval;
+use crate::tools::mutation_flow::MutationTrace;
 use crate::tools::mutation_output::{
-    MutationOutcome, MutationStatus, MutationsOutput, RunMutationOutput,
+    mutation_failure, MutationOutcome, MutationsOutput, RunMutationOutput,
 };
-use crate::tools::result::{failure, success};
+use crate::tools::result::success;
 use crate::tools::text::push_row;
 
 /// Arguments of `run_mutation`.
@@ -49,6 +50,12 @@ pub enum Asking {
         /// Whether the client announced elicitation.
         can_elicit: bool,
     },
+    /// By the external approver (`approval = { webhook = ... }`): the call previews, posts the
+    /// request and answers `pending`; `approval_status` commits once approved.
+    External {
+        /// The caller the request is bound to.
+        caller: String,
+    },
 }
 
 /// The `run_mutation` tool: runs `args.sql`, asking the user as `asking` says when the mode
@@ -66,25 +73,48 @@ pub async fn handle(
     .await
 }
 
-/// A mutation tool's call: the statements run through the engine's flow, the user asked as
-/// `asking` says, the result (`committed` rendered by `committed`, the question, or the
-/// refusal) and its audit record.
-pub async fn respond(
+/// What the engine's flow gave, asked as the call's [`Asking`] said.
+struct Asked {
+    outcome: Result<MutationOutcome<MutationsOutput>, ToolError>,
+    trace: MutationTrace,
+    caller: String,
+    external: bool,
+}
+
+/// Runs the statements through the engine's flow, the approval asked as `asking` says; a
+/// retry whose state does not open is refused before anything runs.
+async fn run_asked(
     engine: &Engine,
     tool: &'static str,
     statements: &[String],
     asking: Asking,
-    committed: impl FnOnce(MutationsOutput) -> CallToolResult,
-) -> (AuditRecord, CallToolResponse) {
+) -> Result<Asked, (AuditRecord, CallToolResponse)> {
     let timeout = engine.approval_timeout();
     let mode = engine.mode().as_str();
-    let (outcome, trace, caller) = match asking {
+    let asked = |(outcome, trace), caller, external| Asked {
+        outcome,
+        trace,
+        caller,
+        external,
+    };
+    Ok(match asking {
         Asking::Elicit(peer) => {
             let ask = |request: ApprovalRequest| async move {
                 approval::ask(&peer, &request, timeout).await
             };
-            let (outcome, trace) = engine.run_mutations(tool, statements, ask).await;
-            (outcome, trace, String::new())
+            asked(
+                engine.run_mutations(tool, statements, ask).await,
+                String::new(),
+                false,
+            )
+        }
+        Asking::External { caller } => {
+            let ask = |_| std::future::ready(ApprovalAnswer::Ask);
+            asked(
+                engine.run_mutations(tool, statements, ask).await,
+                caller,
+                true,
+            )
         }
         Asking::InputRequired {
             state,
@@ -96,7 +126,7 @@ pub async fn respond(
                 .as_deref()
                 .map(|s| approval_state::open(engine.approvals(), s))
             {
-                Some(Err(e)) => return refused_state(tool, statements, e),
+                Some(Err(e)) => return Err(refused_state(tool, statements, e)),
                 Some(Ok(s)) => Some(s),
                 None => None,
             };
@@ -117,13 +147,48 @@ pub async fn respond(
                     (None, false) => ApprovalAnswer::Unavailable,
                 })
             };
-            let (outcome, trace) = engine.run_mutations(tool, statements, ask).await;
-            (outcome, trace, caller)
+            asked(
+                engine.run_mutations(tool, statements, ask).await,
+                caller,
+                false,
+            )
         }
+    })
+}
+
+/// A mutation tool's call: the statements run through the engine's flow, the user (or the
+/// external approver) asked as `asking` says, the result (`committed` rendered by `committed`,
+/// the question, `pending` / `rejected`, or the refusal) and its audit record.
+pub async fn respond(
+    engine: &Engine,
+    tool: &'static str,
+    statements: &[String],
+    asking: Asking,
+    committed: impl FnOnce(MutationsOutput) -> CallToolResult,
+) -> (AuditRecord, CallToolResponse) {
+    let Asked {
+        outcome,
+        mut trace,
+        caller,
+        external,
+    } = match run_asked(engine, tool, statements, asking).await {
+        Ok(a) => a,
+        Err(refused) => return refused,
     };
+    let mode = engine.mode().as_str();
     let (code, result) = match outcome {
         Ok(MutationOutcome::Committed(out)) => (None, committed(out).into()),
+        Ok(MutationOutcome::Asking(request)) if external => {
+            match submit(engine, tool, statements, &request, &caller).await {
+                Ok((decision, result)) => {
+                    trace.decision = decision;
+                    (None, result.into())
+                }
+                Err(e) => (Some(e.code), mutation_failure(&e).into()),
+            }
+        }
         Ok(MutationOutcome::Asking(request)) => {
+            let timeout = engine.approval_timeout();
             match approval_state::ask(engine.approvals(), &request, &caller, mode, timeout) {
                 Ok(ask) => (None, ask.into()),
                 Err(e) => (Some(e.code), mutation_failure(&e).into()),
@@ -143,34 +208,53 @@ pub async fn respond(
     (rec, result)
 }
 
-/// A mutation's refusal: the error, with `status` `rejected` (the user declined) or `failed`.
-pub fn mutation_failure(e: &ToolError) -> CallToolResult {
-    let mut r = failure(e);
-    let status = if e.code == ToolCode::Mutation(MutationCode::ApprovalDeclined) {
-        MutationStatus::Rejected
-    } else {
-        MutationStatus::Failed
-    };
-    if let Some(serde_json::Value::Object(o)) = r.structured_content.as_mut() {
-        o.insert("status".into(), serde_json::json!(status));
-    }
-    r
+/// The external approver is asked for the first time: `pending` (also when it approves at
+/// once: `approval_status` commits), or `rejected`.
+async fn submit(
+    engine: &Engine,
+    tool: &str,
+    statements: &[String],
+    request: &ApprovalRequest,
+    caller: &str,
+) -> Result<(Decision, CallToolResult), ToolError> {
+    let (id, pending) = external_approval::seal(engine, tool, statements, request, caller)?;
+    let reply = external_approval::ask(engine, &id, &pending).await?;
+    Ok(external_approval::undecided(&id, &pending, &reply))
 }
 
-/// How this call's user is asked: by `input_required` when the request is on protocol
-/// 2026-07-28 or later (no session to send an elicitation on), else by elicitation.
+/// How this call's approval is asked: of the external approver when one is configured; else by
+/// `input_required` when the request is on protocol 2026-07-28 or later (no session to send an
+/// elicitation on), else by elicitation.
 pub fn asking(
     ctx: &RequestContext<RoleServer>,
     state: Option<String>,
     responses: Option<InputResponses>,
     engine: &Engine,
 ) -> Asking {
+    if engine.approvals().external().is_some() {
+        return Asking::External {
+            caller: caller_binding_of(ctx, engine),
+        };
+    }
     let stateless = ctx
         .protocol_version()
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
     if !stateless && state.is_none() {
         return Asking::Elicit(ctx.peer.clone());
     }
+    Asking::InputRequired {
+        state,
+        responses,
+        caller: caller_binding_of(ctx, engine),
+        can_elicit: ctx
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some()),
+    }
+}
+
+/// The caller an approval is bound to ([`approval_state::caller_binding`]): the principal, how
+/// it authenticated, the token's or certificate's issuer and subject, the variables bound.
+pub fn caller_binding_of(ctx: &RequestContext<RoleServer>, engine: &Engine) -> String {
     let caller = caller_of(ctx);
     let vars = caller
         .as_ref()
@@ -179,20 +263,7 @@ pub fn asking(
     let auth = caller.as_ref().map(|c| c.auth.as_str());
     let issuer = caller.as_ref().and_then(|c| c.issuer.as_deref());
     let subject = caller.as_ref().and_then(|c| c.subject.as_deref());
-    Asking::InputRequired {
-        state,
-        responses,
-        caller: approval_state::caller_binding(&[
-            engine.principal(),
-            auth,
-            issuer,
-            subject,
-            vars.as_deref(),
-        ]),
-        can_elicit: ctx
-            .client_capabilities()
-            .is_some_and(|c| c.elicitation.is_some()),
-    }
+    approval_state::caller_binding(&[engine.principal(), auth, issuer, subject, vars.as_deref()])
 }
 
 /// A retry whose state does not open: refused before anything runs.

@@ -17,6 +17,7 @@ mod batch;
 mod client;
 mod engines;
 mod refusals;
+mod webhook;
 
 use std::path::{Path, PathBuf};
 
