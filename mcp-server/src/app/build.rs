@@ -72,9 +72,12 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
 pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Engine>)>, String> {
     let server = build_engine(cfg).await?;
     let mut ledger = approval_ledger(cfg)?;
-    if let Some(url) = &cfg.approval_webhook {
+    if let Some(url) = &cfg.approval_extras.webhook {
         let webhook = Webhook::new(url).map_err(|e| format!("approval.webhook: {e}"))?;
         ledger = ledger.with_external(Arc::new(webhook));
+    }
+    if let Some(table) = &cfg.approval_extras.used_table {
+        ledger = ledger.with_used_table(table);
     }
     let ledger = Arc::new(ledger);
     if cfg.principals.is_empty() {

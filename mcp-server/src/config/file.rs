@@ -42,6 +42,9 @@ pub struct FileConfig {
     pub approval_key_env: Option<String>,
     /// An external approver: `approval = { webhook = "https://..." }`.
     pub approval: Option<ApprovalFile>,
+    /// A table of the served database recording each approval committed (`nonce`, `used_at`),
+    /// so that instances sharing the database commit each at most once.
+    pub approval_used_table: Option<String>,
     /// Result size cap in bytes.
     pub max_result_bytes: Option<usize>,
     /// Pool size.

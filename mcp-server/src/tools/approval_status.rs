@@ -137,7 +137,7 @@ async fn commit(
         )
     };
     let (outcome, trace) = engine
-        .run_mutations(tool, &pending.statements, approve)
+        .run_mutations_claiming(tool, &pending.statements, Some(&pending.nonce), approve)
         .await;
     let (code, mut result) = match outcome {
         Ok(MutationOutcome::Committed(mut out)) => {

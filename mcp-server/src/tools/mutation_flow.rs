@@ -16,7 +16,7 @@ use sqlgate::{ApprovedMutation, QueryClass};
 
 use crate::audit::chain::sha256_hex;
 use crate::audit::Decision;
-use crate::backend::{Finish, MutationRun, MutationSql, QueryLimits};
+use crate::backend::{Expected, Finish, MutationRun, MutationSql, QueryLimits};
 use crate::codes::{MutationCode, Stage};
 use crate::gate::error::ToolError;
 use crate::gate::hints;
@@ -145,6 +145,28 @@ impl Engine {
         F: FnOnce(ApprovalRequest) -> Fut,
         Fut: Future<Output = ApprovalAnswer>,
     {
+        self.run_mutations_claiming(tool, statements, None, approve)
+            .await
+    }
+
+    /// [`Self::run_mutations`] for an approval named by `claim` (its nonce): with a shared
+    /// used-state table ([`crate::gate::approvals::ApprovalLedger::with_used_table`]), the
+    /// commit's transaction records it there too, and commits nothing when another instance
+    /// already did (`approval_state_replayed`).
+    pub async fn run_mutations_claiming<F, Fut>(
+        &self,
+        tool: &'static str,
+        statements: &[String],
+        claim: Option<&str>,
+        approve: F,
+    ) -> (
+        Result<MutationOutcome<MutationsOutput>, ToolError>,
+        MutationTrace,
+    )
+    where
+        F: FnOnce(ApprovalRequest) -> Fut,
+        Fut: Future<Output = ApprovalAnswer>,
+    {
         let start = Instant::now();
         let mut trace = MutationTrace {
             decision: Decision::Refuse,
@@ -163,7 +185,7 @@ impl Engine {
         trace.query_class = Some(checked.class());
         trace.executed_sql = Some(checked.sql());
         let result = self
-            .preview_and_commit(tool, &checked, approve, &mut trace)
+            .preview_and_commit(tool, &checked, (claim, approve), &mut trace)
             .await;
         let out = result.map(|step| match step {
             Step::Asking(request) => MutationOutcome::Asking(request),
@@ -235,7 +257,7 @@ impl Engine {
         &self,
         tool: &'static str,
         checked: &Checked,
-        approve: F,
+        (claim, approve): (Option<&str>, F),
         trace: &mut MutationTrace,
     ) -> Result<Step, ToolError>
     where
@@ -273,18 +295,69 @@ impl Engine {
             }
             refusal_of(answer).map_or(Ok(()), Err)?;
         }
-        let expected = previews.iter().map(MutationRun::expected).collect();
-        let runs = self
-            .backend()
-            .mutate(&batch, limits, Finish::CommitIfSame(expected))
-            .await
-            .map_err(|e| ToolError::from_db(&e))?;
+        let runs = self.commit(&batch, &previews, claim).await?;
         let committed = runs.first().is_some_and(|r| r.committed);
         trace.committed_rows = committed.then(|| runs.iter().map(|r| r.affected_rows).sum());
         if !committed {
             return Err(mismatch(&previews, &runs));
         }
         Ok(Step::Committed(runs, wait))
+    }
+
+    /// The commit: the batch again, committed only if each statement sees what its preview
+    /// saw; last, when the approval has a nonce and a shared table is configured, the record of
+    /// its use (one row, or none if another instance used it: nothing committed).
+    async fn commit(
+        &self,
+        batch: &[MutationSql<'_>],
+        previews: &[MutationRun],
+        claim: Option<&str>,
+    ) -> Result<Vec<MutationRun>, ToolError> {
+        let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        let claim_sql = claim.and_then(|n| self.approvals().claim_sql(n, &now));
+        let mut full = batch.to_vec();
+        let mut expected: Vec<Expected> = previews.iter().map(MutationRun::expected).collect();
+        if let Some(sql) = &claim_sql {
+            full.push(MutationSql { sql, touched: None });
+            expected.push(Expected {
+                rows: 1,
+                touched: None,
+            });
+        }
+        let mut runs = self
+            .backend()
+            .mutate(
+                &full,
+                self.mutation_limits(),
+                Finish::CommitIfSame(expected),
+            )
+            .await
+            .map_err(|mut e| {
+                // The record is the server's own statement: an error names the caller's.
+                if claim_sql.is_some() {
+                    let n = batch.len();
+                    e.message = match n {
+                        1 => e.message.replacen("statement 1 of 2: ", "", 1),
+                        _ => e.message.replacen(
+                            &format!(" of {}: ", n + 1),
+                            &format!(" of {n}: "),
+                            1,
+                        ),
+                    };
+                }
+                ToolError::from_db(&e)
+            })?;
+        if claim_sql.is_some() {
+            let recorded = runs.pop().is_some_and(|r| r.affected_rows == 1);
+            if !recorded {
+                return Err(
+                    refusal_of(ApprovalAnswer::StateReplayed).unwrap_or_else(|| {
+                        ToolError::bad_request("the approval was used already", None)
+                    }),
+                );
+            }
+        }
+        Ok(runs)
     }
 
     fn within_bound(&self, affected: u64) -> Result<(), ToolError> {

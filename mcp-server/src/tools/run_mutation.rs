@@ -147,11 +147,9 @@ async fn run_asked(
                     (None, false) => ApprovalAnswer::Unavailable,
                 })
             };
-            asked(
-                engine.run_mutations(tool, statements, ask).await,
-                caller,
-                false,
-            )
+            let claim = state.as_ref().map(|s| s.nonce.as_str());
+            let run = engine.run_mutations_claiming(tool, statements, claim, ask);
+            asked(run.await, caller, false)
         }
     })
 }

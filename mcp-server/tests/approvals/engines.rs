@@ -2,9 +2,11 @@
 //! the approval, the tables read directly (a fingerprint) before and after: a swap of the
 //! matching rows between preview and commit (same count, other rows) commits nothing; a batch
 //! whose third statement fails on the engine, in the preview or only at commit, commits
-//! nothing; a declined batch changes nothing; an approved batch commits every statement.
+//! nothing; a declined batch changes nothing; an approved batch commits every statement; an
+//! approval recorded in the shared used-state table commits once.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
@@ -14,6 +16,7 @@ use sqlgate_mcp::backend::postgres::PgBackend;
 use sqlgate_mcp::backend::sqlite::SqliteBackend;
 use sqlgate_mcp::backend::Backend;
 use sqlgate_mcp::codes::{Mode, MutationCode, ToolCode};
+use sqlgate_mcp::gate::approvals::ApprovalLedger;
 use sqlgate_mcp::gate::{Engine, EngineConfig};
 use sqlgate_mcp::tools::approval::{ApprovalAnswer, ApprovalRequest};
 use sqlgate_mcp::tools::mutation_output::MutationStatus;
@@ -28,8 +31,10 @@ enum Db {
 }
 
 const TABLES: &str = "DROP TABLE IF EXISTS sg_items; DROP TABLE IF EXISTS sg_log; \
+    DROP TABLE IF EXISTS sg_used; \
     CREATE TABLE sg_items (id INT PRIMARY KEY, status VARCHAR(20) NOT NULL); \
     CREATE TABLE sg_log (id INT PRIMARY KEY, note VARCHAR(20) NOT NULL); \
+    CREATE TABLE sg_used (nonce VARCHAR(64) PRIMARY KEY, used_at VARCHAR(40) NOT NULL); \
     INSERT INTO sg_items VALUES (1, 'flagged'), (2, 'open'), (3, 'open'), (4, 'open')";
 
 impl Db {
@@ -104,7 +109,11 @@ fn policy(dialect: Dialect) -> Policy {
 async fn engine(backend: Backend, dialect: Dialect) -> Engine {
     let mut config = EngineConfig::read_only(policy(dialect), Duration::from_secs(5));
     config.mode = Mode::Safe;
-    Engine::new(backend, config).await.expect("engine")
+    let mut e = Engine::new(backend, config).await.expect("engine");
+    e.set_approvals(Arc::new(
+        ApprovalLedger::random().with_used_table("sg_used"),
+    ));
+    e
 }
 
 fn is_mismatch(code: &ToolCode) -> bool {
@@ -227,7 +236,33 @@ async fn a_batch_commits_all_or_nothing(db: &Db, e: &Engine) {
     );
 }
 
+/// An approval named by a nonce is recorded in the shared table in the commit's transaction;
+/// the same nonce again (another instance's replay) commits nothing.
+async fn a_recorded_approval_commits_once(db: &Db, e: &Engine) {
+    db.exec(TABLES).await;
+    let nonce = "00112233445566778899aabbccddeeff";
+    let insert = vec!["INSERT INTO sg_log (id, note) VALUES (5, 'once')".to_string()];
+    let accept = |_| std::future::ready(ApprovalAnswer::Accepted);
+    let (out, _) = e
+        .run_mutations_claiming("run_mutations", &insert, Some(nonce), accept)
+        .await;
+    assert!(out.expect("commits").committed().is_some());
+    let once = db.fingerprint().await;
+    assert!(once.contains(&"l:5:once".to_string()), "{once:?}");
+    let again = vec!["INSERT INTO sg_log (id, note) VALUES (6, 'twice')".to_string()];
+    let (out, _) = e
+        .run_mutations_claiming("run_mutations", &again, Some(nonce), accept)
+        .await;
+    let err = out.expect_err("the nonce was used");
+    assert_eq!(
+        err.code,
+        ToolCode::Mutation(MutationCode::ApprovalStateReplayed)
+    );
+    assert_eq!(db.fingerprint().await, once);
+}
+
 async fn every_case(db: &Db, e: &Engine) {
+    a_recorded_approval_commits_once(db, e).await;
     a_swap_commits_nothing(
         db,
         e,
