@@ -29,7 +29,8 @@ use crate::gate::approvals::ApprovalLedger;
 use crate::gate::error::ToolError;
 use crate::gate::Engine;
 use crate::tools::approval::ApprovalRequest;
-use crate::tools::result::success_json;
+use crate::tools::mutation_output::{MutationStatus, UndecidedOutput};
+use crate::tools::result::success;
 
 /// One statement as the approver is shown it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -248,36 +249,32 @@ pub fn waited_ms(pending: &PendingApproval) -> f64 {
 pub fn undecided(id: &str, pending: &PendingApproval, reply: &Reply) -> (Decision, CallToolResult) {
     let (status, decision, text) = match reply.decision {
         Verdict::Rejected => (
-            "rejected",
+            MutationStatus::Rejected,
             Decision::NeedsApprovalDeclined,
             "The external approver rejected the mutation; nothing was changed. Do not resend it \
              unchanged.",
         ),
         _ => (
-            "pending",
+            MutationStatus::Pending,
             Decision::NeedsApprovalRequested,
             "Waiting for the external approver; nothing was changed yet. Call approval_status \
              with this approval_request_id to follow it (it commits once approved).",
         ),
     };
-    let mut value = json!({
-        "status": status,
-        "approval_request_id": id,
-        "tool": pending.tool,
-        "statement_count": pending.statements.len(),
-        "preview_rows": pending.preview_rows,
-    });
-    if let Some(r) = &reply.reference {
-        value["approver_reference"] = json!(r);
-    }
-    if let Some(r) = &reply.reason {
-        value["reason"] = json!(r);
-    }
+    let value = UndecidedOutput {
+        status,
+        approval_request_id: id.to_string(),
+        tool: pending.tool.clone(),
+        statement_count: pending.statements.len(),
+        preview_rows: pending.preview_rows,
+        approver_reference: reply.reference.clone(),
+        reason: reply.reason.clone(),
+    };
     let mut text = format!("{text}\napproval_request_id: {id}");
     if let Some(r) = &reply.reference {
         text.push_str(&format!("\napprover reference: {r}"));
     }
-    (decision, success_json(value, text))
+    (decision, success(&value, text))
 }
 
 #[cfg(test)]

@@ -346,7 +346,7 @@ impl SqlGateServer {
             idempotent_hint = false,
             open_world_hint = false
         ),
-        output_schema = schema_for_output::<RunMutationOutput>()
+        output_schema = mutation_output::output_schema::<RunMutationOutput>()
     )]
     pub async fn run_mutation(
         &self,

@@ -2,7 +2,10 @@
 //! `rejected`, `failed`), each statement's class, target, count and RETURNING rows, the time the
 //! approval took, and the refusals of an approval that was not given.
 
-use rmcp::model::CallToolResult;
+use std::sync::Arc;
+
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -126,6 +129,45 @@ impl RunMutationOutput {
             duration_ms: out.duration_ms,
         }
     }
+}
+
+/// What a mutation tool answers while an external approver has not decided (`pending`), or
+/// when it said no (`rejected`): nothing was changed, and it is not an error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UndecidedOutput {
+    /// `pending` or `rejected`.
+    pub status: MutationStatus,
+    /// Names the request: pass it to `approval_status` (the same on every answer).
+    pub approval_request_id: String,
+    /// The tool that asked (`run_mutation` or `run_mutations`).
+    pub tool: String,
+    /// Statements waiting for the approval.
+    pub statement_count: usize,
+    /// Rows the preview touched.
+    pub preview_rows: u64,
+    /// The approver's own reference for the request, when it gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approver_reference: Option<String>,
+    /// The approver's reason, when it gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The schema of a mutation tool's answer: committed (`T`), or pending / rejected.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used
+enum Answer<T> {
+    Committed(T),
+    Undecided(UndecidedOutput),
+}
+
+/// The output schema of a mutation tool whose committed result is `T`: `T` or
+/// [`UndecidedOutput`] (an object either way).
+pub fn output_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    let mut schema = (*schema_for_output::<Answer<T>>()).clone();
+    schema.insert("type".into(), Value::String("object".into()));
+    Arc::new(schema)
 }
 
 /// How a mutation that was not refused ended.

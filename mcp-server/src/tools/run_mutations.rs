@@ -6,7 +6,6 @@
 
 use std::time::Instant;
 
-use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::tool::{InputResponses as ToolInputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResponse;
@@ -16,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::SqlGateServer;
-use crate::tools::mutation_output::MutationsOutput;
+use crate::tools::mutation_output::{output_schema, MutationsOutput};
 use crate::tools::result::success;
 use crate::tools::run_mutation::{asking, respond};
 use crate::tools::text::push_row;
@@ -42,7 +41,7 @@ impl SqlGateServer {
             idempotent_hint = false,
             open_world_hint = false
         ),
-        output_schema = schema_for_output::<MutationsOutput>()
+        output_schema = output_schema::<MutationsOutput>()
     )]
     pub async fn run_mutations(
         &self,
