@@ -270,6 +270,12 @@ async fn every_case(db: &Db, e: &Engine) {
     )
     .await;
     a_swap_commits_nothing(db, e, "DELETE FROM sg_items WHERE status = 'flagged'").await;
+    a_swap_commits_nothing(
+        db,
+        e,
+        "INSERT INTO sg_log (id, note) SELECT id, status FROM sg_items WHERE status = 'flagged'",
+    )
+    .await;
     a_failing_third_statement_commits_nothing(db, e).await;
     a_batch_commits_all_or_nothing(db, e).await;
 }
