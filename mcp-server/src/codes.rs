@@ -109,6 +109,9 @@ pub enum MutationCode {
     ApprovalStateMismatch,
     /// The retry's `requestState` was used already.
     ApprovalStateReplayed,
+    /// The external approver (`approval = { webhook = ... }`) could not be asked, or answered
+    /// something else than a decision.
+    ApproverUnavailable,
 }
 
 impl MutationCode {

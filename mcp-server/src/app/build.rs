@@ -13,6 +13,7 @@ use crate::gate::approvals::ApprovalLedger;
 use crate::gate::mode::check_mode;
 use crate::gate::{Engine, EngineConfig};
 use crate::tools::SqlGateServer;
+use crate::transport::approver::Webhook;
 use crate::transport::identify::Credential;
 
 /// Builds the engine for a resolved configuration (also used by tests).
@@ -70,8 +71,16 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
 /// its token (or, with `[oauth]`, every verified token).
 pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Engine>)>, String> {
     let server = build_engine(cfg).await?;
-    let ledger = Arc::new(approval_ledger(cfg)?);
     let published = Arc::new(cfg.published.clone());
+    let mut ledger = approval_ledger(cfg)?;
+    if let Some(url) = &cfg.approval_extras.webhook {
+        let webhook = Webhook::new(url).map_err(|e| format!("approval.webhook: {e}"))?;
+        ledger = ledger.with_external(Arc::new(webhook));
+    }
+    if let Some(table) = &cfg.approval_extras.used_table {
+        ledger = ledger.with_used_table(table);
+    }
+    let ledger = Arc::new(ledger);
     if cfg.principals.is_empty() {
         let mut server = if cfg.vars.is_empty() {
             server

@@ -8,6 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::error::DbError;
+
 /// Execution limits for one query.
 #[derive(Debug, Clone, Copy)]
 pub struct QueryLimits {
@@ -38,6 +40,48 @@ pub struct QueryResult {
     pub rows: Vec<Map<String, Value>>,
     /// True when the row or byte cap cut the result.
     pub truncated: bool,
+    /// The SHA-256 of each row's values, of every row read (past the caps too), when the
+    /// rows were read to be digested ([`Reading::Digest`]).
+    pub row_hashes: Option<Vec<RowsDigest>>,
+}
+
+/// A SHA-256 digest: of one row's values, or of a set of rows ([`QueryResult::rows_digest`]).
+pub type RowsDigest = [u8; 32];
+
+impl QueryResult {
+    /// The digest of the rows read to be digested: their count and their hashes, sorted (the
+    /// same rows in any order give the same digest); `None` when they were not digested.
+    pub fn rows_digest(&self) -> Option<RowsDigest> {
+        let mut hashes = self.row_hashes.clone()?;
+        hashes.sort_unstable();
+        let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+        ctx.update(&(hashes.len() as u64).to_be_bytes());
+        for h in &hashes {
+            ctx.update(h);
+        }
+        let mut out = [0u8; 32];
+        out.copy_from_slice(ctx.finish().as_ref());
+        Some(out)
+    }
+}
+
+/// How an engine reads a statement's rows into a [`Collector`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// Up to the caps, then stop (a query).
+    UpToCap,
+    /// Every row, keeping those under the caps (a mutation: its count comes after its last row).
+    All,
+    /// Every row, each hashed ([`QueryResult::row_hashes`]), keeping those under the caps (the
+    /// rows a mutation is about to touch, compared between its preview and its commit).
+    Digest,
+}
+
+impl Reading {
+    /// True when rows past the caps are still read.
+    pub fn reads_all(self) -> bool {
+        self != Reading::UpToCap
+    }
 }
 
 /// Unique keys for result columns: a repeated name becomes `name_2`, `name_3`, ...
@@ -87,12 +131,28 @@ impl Collector {
                 columns,
                 rows: Vec::new(),
                 truncated: false,
+                row_hashes: None,
             },
         }
     }
 
+    /// Hashes every row pushed from now on, past the caps too ([`Reading::Digest`]).
+    pub fn read_as(mut self, reading: Reading) -> Self {
+        if reading == Reading::Digest {
+            self.result.row_hashes = Some(Vec::new());
+        }
+        self
+    }
+
     /// Adds a row; returns false when a cap was hit (stop fetching; `truncated` is set).
     pub fn push(&mut self, values: Vec<Value>) -> bool {
+        if let Some(hashes) = self.result.row_hashes.as_mut() {
+            // Serialising JSON values to bytes cannot fail.
+            let bytes = serde_json::to_vec(&values).unwrap_or_default();
+            let mut h = [0u8; 32];
+            h.copy_from_slice(ring::digest::digest(&ring::digest::SHA256, &bytes).as_ref());
+            hashes.push(h);
+        }
         if let Some(max) = self.limits.max_rows {
             if self.result.rows.len() as u64 >= max {
                 self.result.truncated = true;
@@ -142,22 +202,79 @@ pub struct MutationRun {
     pub returning: QueryResult,
     /// True when the transaction was committed (false: rolled back).
     pub committed: bool,
+    /// The digest of the rows the statement was about to touch, read in its transaction just
+    /// before it ran (`None` when no such read was given).
+    pub touched: Option<RowsDigest>,
+}
+
+/// A mutation to run: the approved statement, and the SELECT of the rows it will touch (read
+/// and digested in the same transaction just before it, when the statement's shape allows).
+#[derive(Debug, Clone, Copy)]
+pub struct MutationSql<'a> {
+    /// The approved statement.
+    pub sql: &'a str,
+    /// The SELECT of the rows it touches, as the engine reads them (locking where it can).
+    pub touched: Option<&'a str>,
+}
+
+/// What a mutation's preview saw of one statement, which its commit must see again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expected {
+    /// The count of rows it touched.
+    pub rows: u64,
+    /// The digest of the rows it was about to touch.
+    pub touched: Option<RowsDigest>,
+}
+
+impl MutationRun {
+    /// What this run saw, for a later run of the same statement to match.
+    pub fn expected(&self) -> Expected {
+        Expected {
+            rows: self.affected_rows,
+            touched: self.touched,
+        }
+    }
 }
 
 /// When a mutation's transaction commits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Finish {
     /// Never: a preview, always rolled back.
     Rollback,
-    /// Only when the statement touched exactly this many rows (the preview's count).
-    CommitIfAffected(u64),
+    /// Only when every statement touched exactly the preview's count of rows, and the rows it
+    /// was about to touch have the preview's digest (one entry per statement, in order).
+    CommitIfSame(Vec<Expected>),
 }
 
 impl Finish {
-    /// True when a run that touched `affected` rows commits.
-    pub fn commits(self, affected: u64) -> bool {
-        self == Finish::CommitIfAffected(affected)
+    /// True when `runs` (every statement of the transaction) commit: each touched the preview's
+    /// count of rows, and the same rows.
+    pub fn commits(&self, runs: &[MutationRun]) -> bool {
+        match self {
+            Finish::Rollback => false,
+            Finish::CommitIfSame(expected) => {
+                expected.len() == runs.len()
+                    && expected.iter().zip(runs).all(|(e, r)| *e == r.expected())
+            }
+        }
     }
+}
+
+/// The limits of the read of the rows a mutation will touch: every row read and hashed, none
+/// kept.
+pub fn digest_limits(limits: QueryLimits) -> QueryLimits {
+    QueryLimits {
+        max_rows: Some(0),
+        ..limits
+    }
+}
+
+/// `error`, naming the statement of a batch it came from (a batch of one is not named).
+pub fn in_statement(mut error: DbError, index: usize, count: usize) -> DbError {
+    if count > 1 {
+        error.message = format!("statement {} of {count}: {}", index + 1, error.message);
+    }
+    error
 }
 
 #[cfg(test)]

@@ -34,7 +34,8 @@ use sqlgate::{Dialect, QueryClass};
 
 pub(crate) use self::blocking::{interruptible, interruptible_once};
 pub use self::collect::{
-    unique_names, Collector, Finish, MutationRun, QueryLimits, QueryResult, ResultColumn,
+    digest_limits, in_statement, unique_names, Collector, Expected, Finish, MutationRun,
+    MutationSql, QueryLimits, QueryResult, Reading, ResultColumn, RowsDigest,
 };
 use self::cost::Estimate;
 pub use self::error::{ConnectError, DbError, DbErrorCode};
@@ -75,14 +76,15 @@ pub trait Database: Send + Sync {
     ) -> impl Future<Output = Result<QueryResult, DbError>> + Send;
 
     /// Executes an approved mutation in a read-write transaction under the limits' timeout,
-    /// counting the rows it touches, then commits or rolls back as `finish` says. An engine
+    /// counting the rows each statement of `batch` touches (and first digesting them, when its
+    /// `touched` says how to read them), then commits all or none as `finish` says. An engine
     /// served read-only refuses.
     fn mutate(
         &self,
-        sql: &str,
+        batch: &[MutationSql<'_>],
         limits: QueryLimits,
         finish: Finish,
-    ) -> impl Future<Output = Result<MutationRun, DbError>> + Send;
+    ) -> impl Future<Output = Result<Vec<MutationRun>, DbError>> + Send;
 
     /// Reads tables, columns, keys and comments (`referenced_by` is left empty: the caller links
     /// the tables).
@@ -173,14 +175,15 @@ impl Backend {
     }
 
     /// Executes an approved mutation in a read-write transaction under the limits' timeout,
-    /// counting the rows it touches, then commits or rolls back as `finish` says.
+    /// counting the rows each statement of `batch` touches (digesting them first when its
+    /// `touched` is given), then commits all or none as `finish` says.
     pub async fn mutate(
         &self,
-        sql: &str,
+        batch: &[MutationSql<'_>],
         limits: QueryLimits,
         finish: Finish,
-    ) -> Result<MutationRun, DbError> {
-        each_engine!(self, db => db.mutate(sql, limits, finish).await)
+    ) -> Result<Vec<MutationRun>, DbError> {
+        each_engine!(self, db => db.mutate(batch, limits, finish).await)
     }
 
     /// Reads tables, columns, keys and comments, and links the foreign keys both ways.

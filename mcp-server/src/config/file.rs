@@ -41,6 +41,11 @@ pub struct FileConfig {
     /// The environment variable holding the secret that seals `input_required` approvals
     /// (the same on every instance behind one address).
     pub approval_key_env: Option<String>,
+    /// An external approver: `approval = { webhook = "https://..." }`.
+    pub approval: Option<ApprovalFile>,
+    /// A table of the served database recording each approval committed (`nonce`, `used_at`),
+    /// so that instances sharing the database commit each at most once.
+    pub approval_used_table: Option<String>,
     /// Result size cap in bytes.
     pub max_result_bytes: Option<usize>,
     /// Pool size.
@@ -105,6 +110,15 @@ pub struct FileConfig {
     /// Prompts offered to the client.
     #[serde(default)]
     pub prompts: Vec<PromptDef>,
+}
+
+/// `approval = { webhook = "https://approver.example/sqlgate" }`: approvals are asked of an
+/// external approver by webhook instead of the MCP client's user.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalFile {
+    /// The approver's endpoint (https; http only on a loopback host).
+    pub webhook: String,
 }
 
 /// One `[[principals]]` entry of the settings file.

@@ -49,6 +49,8 @@ pub struct ServeConfig {
     pub approval_timeout: Duration,
     /// The environment variable holding the secret that seals `input_required` approvals.
     pub approval_key_env: Option<String>,
+    /// The external approver and the shared record of approvals used.
+    pub approval_extras: ApprovalExtras,
     /// Result size cap.
     pub max_result_bytes: usize,
     /// Pool size.
@@ -145,17 +147,14 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         statement_timeout,
         mode,
         approval_key_env,
+        approval_extras: resolve_extras(&file)?,
         approval_timeout,
         max_result_bytes: args
             .max_result_bytes
             .or(file.max_result_bytes)
             .unwrap_or(DEFAULT_MAX_RESULT_BYTES),
         cost_cap,
-        pool_size: args
-            .pool_size
-            .or(file.pool_size)
-            .unwrap_or(DEFAULT_POOL_SIZE)
-            .max(1),
+        pool_size: resolve_pool_size(args, &file),
         require_read_only_role: args.require_read_only_role
             || file.require_read_only_role.unwrap_or(false),
         http,
@@ -185,6 +184,14 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .unwrap_or(DEFAULT_DUCKDB_THREADS)
             .max(1),
     })
+}
+
+/// Connections per pool: the flag, the file, else the default; at least one.
+fn resolve_pool_size(args: &ServeArgs, file: &FileConfig) -> usize {
+    args.pool_size
+        .or(file.pool_size)
+        .unwrap_or(DEFAULT_POOL_SIZE)
+        .max(1)
 }
 
 /// Who may call: the principals and `[oauth]`. Principals chosen by claims need `[oauth]`
@@ -309,6 +316,49 @@ fn resolve_cost_cap(
 }
 
 /// The OTLP collector as a checked logs URL, if one is set.
+/// Approval settings beyond the user's answer.
+#[derive(Debug, Clone, Default)]
+pub struct ApprovalExtras {
+    /// The external approver's webhook (`approval = { webhook = ... }`), checked.
+    pub webhook: Option<String>,
+    /// The table recording the approvals committed, shared by every instance (a name checked
+    /// to be a plain, optionally schema-qualified, identifier).
+    pub used_table: Option<String>,
+}
+
+fn resolve_extras(file: &FileConfig) -> Result<ApprovalExtras, ConfigError> {
+    Ok(ApprovalExtras {
+        webhook: resolve_webhook(file)?,
+        used_table: resolve_used_table(file)?,
+    })
+}
+
+/// The external approver's webhook: https, or http on a loopback host (tests, a local relay).
+fn resolve_webhook(file: &FileConfig) -> Result<Option<String>, ConfigError> {
+    match &file.approval {
+        Some(a) => crate::transport::approver::check_webhook_url(&a.webhook)
+            .map(|()| Some(a.webhook.clone()))
+            .map_err(|e| ConfigError(format!("approval.webhook: {e}"))),
+        None => Ok(None),
+    }
+}
+
+/// The used-approvals table: letters, digits, `_`, and one `.` between a schema and a table
+/// (it is written into the server's own INSERT).
+fn resolve_used_table(file: &FileConfig) -> Result<Option<String>, ConfigError> {
+    let Some(t) = &file.approval_used_table else {
+        return Ok(None);
+    };
+    let part = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if t.split('.').count() <= 2 && t.split('.').all(part) {
+        Ok(Some(t.clone()))
+    } else {
+        Err(ConfigError(format!(
+            "approval_used_table: `{t}` is not a table name (letters, digits, _, and schema.table)"
+        )))
+    }
+}
+
 fn resolve_otlp_endpoint(
     args: &ServeArgs,
     file: &FileConfig,

@@ -1,9 +1,13 @@
-//! Approvals asked for by `input_required` (MCP 2026-07-28): the secret that seals each one's
-//! state (the client carries it to the retry, so any instance sharing the secret can finish
-//! it), and the states already used here (each commits at most once per instance).
+//! Approvals asked for by `input_required` (MCP 2026-07-28) or of an external approver: the
+//! secret that seals each one's state (the client carries it to the retry, so any instance
+//! sharing the secret can finish it), the states already used here (each commits at most once
+//! per instance, or across instances with a shared table), and the external approver when one
+//! is configured.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ring::rand::{SecureRandom, SystemRandom};
@@ -14,11 +18,23 @@ pub const MIN_KEY_BYTES: usize = 32;
 /// how long it must be remembered), then, if still full, new approvals are refused.
 const MAX_REMEMBERED: usize = 100_000;
 
+/// An external approver's answer to one posting of a request, as it sent it (JSON).
+pub type ApproverReply = Pin<Box<dyn Future<Output = Result<serde_json::Value, String>> + Send>>;
+
+/// An external approver (`approval = { webhook = ... }`): posts a request (JSON) and returns
+/// the approver's reply; the same request posted again asks for its current decision.
+pub trait ExternalApprover: Send + Sync {
+    /// Posts `request`; the reply, or why there is none (unreachable, not JSON, not 2xx).
+    fn post(&self, request: serde_json::Value) -> ApproverReply;
+}
+
 /// The sealing secret and the states used.
 pub struct ApprovalLedger {
     /// `None` only if the system's random source failed: then nothing is sealed or opened.
     key: Option<Vec<u8>>,
     used: Mutex<HashMap<String, Instant>>,
+    external: Option<Arc<dyn ExternalApprover>>,
+    used_table: Option<String>,
 }
 
 impl ApprovalLedger {
@@ -33,6 +49,8 @@ impl ApprovalLedger {
         Ok(ApprovalLedger {
             key: Some(key),
             used: Mutex::new(HashMap::new()),
+            external: None,
+            used_table: None,
         })
     }
 
@@ -51,7 +69,44 @@ impl ApprovalLedger {
         ApprovalLedger {
             key,
             used: Mutex::new(HashMap::new()),
+            external: None,
+            used_table: None,
         }
+    }
+
+    /// The same ledger, asking `approver` instead of the MCP client's user.
+    pub fn with_external(mut self, approver: Arc<dyn ExternalApprover>) -> Self {
+        self.external = Some(approver);
+        self
+    }
+
+    /// The same ledger, recording each approval it commits in the database's `table` too, in
+    /// the commit's own transaction: instances sharing the database commit each at most once.
+    pub fn with_used_table(mut self, table: &str) -> Self {
+        self.used_table = Some(table.to_string());
+        self
+    }
+
+    /// The statement recording `nonce` as used in the shared table (when one is configured):
+    /// it inserts one row, or none when another instance used it already. `None` without a
+    /// table, or for a nonce that is not this ledger's (32 hex digits).
+    pub fn claim_sql(&self, nonce: &str, now: &str) -> Option<String> {
+        let table = self.used_table.as_deref()?;
+        let hex = nonce.len() == 32 && nonce.bytes().all(|b| b.is_ascii_hexdigit());
+        let stamp = now
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-:.".contains(&b));
+        (hex && stamp).then(|| {
+            format!(
+                "INSERT INTO {table} (nonce, used_at) SELECT '{nonce}', '{now}' FROM (SELECT 1 AS one) AS d \
+                 WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE nonce = '{nonce}')"
+            )
+        })
+    }
+
+    /// The external approver, when one is configured.
+    pub fn external(&self) -> Option<&Arc<dyn ExternalApprover>> {
+        self.external.as_ref()
     }
 
     /// The sealing secret (`None`: there is none, see [`Self::random`]).
@@ -100,6 +155,19 @@ mod tests {
         assert!(ledger.use_once(&n, later));
         assert!(!ledger.use_once(&n, later));
         assert!(ledger.use_once(&ApprovalLedger::nonce().unwrap_or_default(), later));
+    }
+
+    #[test]
+    fn a_claim_needs_a_table_and_a_nonce_of_ours() {
+        let n = "0123456789abcdef0123456789abcdef";
+        let now = "2026-12-05T00:00:00Z";
+        assert_eq!(ApprovalLedger::random().claim_sql(n, now), None);
+        let l = ApprovalLedger::random().with_used_table("sqlgate_approvals_used");
+        let sql = l.claim_sql(n, now).unwrap_or_default();
+        assert!(sql.starts_with("INSERT INTO sqlgate_approvals_used (nonce, used_at)"));
+        assert!(sql.contains("WHERE nonce = '0123456789abcdef0123456789abcdef'"));
+        assert_eq!(l.claim_sql("x' OR '1'='1", now), None);
+        assert_eq!(l.claim_sql(n, "now'); DROP TABLE t; --"), None);
     }
 
     #[test]

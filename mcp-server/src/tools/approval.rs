@@ -22,17 +22,34 @@ pub struct ApprovalRequest {
     pub target: String,
     /// Rows the rolled-back preview touched.
     pub preview_rows: u64,
-    /// SHA-256 (hex) of the preview: its row count and the rows its RETURNING list gave.
+    /// SHA-256 (hex) of the preview: per statement its row count, the rows its RETURNING
+    /// list gave, and the digest of the rows it touches.
     pub preview_digest: String,
+    /// Each statement of a batch (`run_mutations`), in order; one for `run_mutation`.
+    pub statements: Vec<PlannedStatement>,
+}
+
+/// One statement of the mutation asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedStatement {
+    /// Its class.
+    pub query_class: QueryClass,
+    /// The table it modifies.
+    pub target: String,
+    /// The exact SQL.
+    pub sql: String,
+    /// Rows it touched in the preview.
+    pub rows: u64,
 }
 
 impl ApprovalRequest {
-    /// The message shown to the user: tool, class, target, the preview's count and the SQL.
+    /// The message shown to the user: tool, class, target, the preview's count and the SQL;
+    /// for a batch, each statement's.
     pub fn message(&self) -> String {
-        let rows = match self.preview_rows {
-            1 => "1 row would change".to_string(),
-            n => format!("{n} rows would change"),
-        };
+        if self.statements.len() > 1 {
+            return self.batch_message();
+        }
+        let rows = rows_would_change(self.preview_rows);
         format!(
             "The agent's {} call asks to run a {} on `{}`.\nPreview (run and rolled back): {rows}.\n\
              The exact SQL that will run:\n\n{}\n\nIt commits only if it changes the same number \
@@ -42,6 +59,34 @@ impl ApprovalRequest {
             self.target,
             self.sql
         )
+    }
+
+    fn batch_message(&self) -> String {
+        let mut s = format!(
+            "The agent's {} call asks to run {} statements in one transaction (all or none).\n\
+             Preview (run and rolled back):\n",
+            self.tool,
+            self.statements.len()
+        );
+        for (i, st) in self.statements.iter().enumerate() {
+            s.push_str(&format!(
+                "{}. {} on `{}`: {}.\n   {}\n",
+                i + 1,
+                st.query_class.as_str(),
+                st.target,
+                rows_would_change(st.rows),
+                st.sql
+            ));
+        }
+        s.push_str("They commit only if each changes the same rows again. Approve all of them?");
+        s
+    }
+}
+
+fn rows_would_change(n: u64) -> String {
+    match n {
+        1 => "1 row would change".to_string(),
+        n => format!("{n} rows would change"),
     }
 }
 
@@ -112,6 +157,7 @@ mod tests {
             target: "orders".into(),
             preview_rows: 1,
             preview_digest: String::new(),
+            statements: Vec::new(),
         };
         let m = r.message();
         for part in [

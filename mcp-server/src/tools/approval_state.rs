@@ -176,6 +176,7 @@ mod tests {
             target: "orders".into(),
             preview_rows: 1,
             preview_digest: "d1".into(),
+            statements: Vec::new(),
         }
     }
 

@@ -47,17 +47,24 @@ fn mode_instructions(engine: &Engine) -> String {
         return format!(" Mode: {} (reads only; no mutation tool).", mode.as_str());
     }
     let tables = engine.writable_tables();
+    let external = engine.approvals().external().is_some();
+    let approver = if external {
+        "the external approver's approval (the call answers pending; approval_status follows it)"
+    } else {
+        "the user's approval"
+    };
     let who = match mode {
         crate::gate::mode::Mode::Safe => {
-            "every mutation is previewed and needs the user's approval"
+            format!("every mutation is previewed and needs {approver}")
         }
         crate::gate::mode::Mode::DeleteSafe => {
-            "every mutation is previewed; deletes need the user's approval"
+            format!("every mutation is previewed; deletes need {approver}")
         }
-        _ => "every mutation is previewed and commits without approval",
+        _ => "every mutation is previewed and commits without approval".to_string(),
     };
     format!(
-        " Mode: {} ({who}). run_mutation may modify: {}. run_query never writes.",
+        " Mode: {} ({who}). run_mutation (one statement) and run_mutations (several, one \
+         transaction, one approval) may modify: {}. run_query never writes.",
         mode.as_str(),
         if tables.is_empty() {
             "no table".to_string()

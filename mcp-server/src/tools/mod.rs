@@ -1,28 +1,35 @@
-//! The MCP server: seven tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
-//! `run_mutation` in a write mode, `audit_verify`, `server_info`) and one per published query
-//! ([`published_query`]) over an [`Engine`], with output schemas, structured content, a text
-//! rendering and the MCP hints; and [`prompts`]. Every call is audited, each tool's
-//! (`server_info` and `audit_verify` included) with one record.
+//! The MCP server: nine tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
+//! `run_mutation` and `run_mutations` in a write mode, `approval_status` with an external
+//! approver, `audit_verify`, `server_info`) and one per published query ([`published_query`])
+//! over an [`Engine`], with output schemas, structured content, a text rendering and the MCP
+//! hints; and [`prompts`]. Every call is audited, each tool's (`server_info` and `audit_verify`
+//! included) with one record.
 //!
 //! One tool per file (its arguments, handler and text rendering); the router below holds only
 //! each tool's name, description, schema and annotations, and the audit of its call.
 
 pub mod approval;
 pub mod approval_state;
+pub mod approval_status;
 pub mod args;
 pub mod audit_verify;
 pub mod caller;
 pub mod describe_table;
+pub mod external_approval;
 pub mod instructions;
 pub mod list_tables;
+mod listing;
 pub mod mutation_flow;
+pub mod mutation_output;
 pub mod prompts;
 pub mod published_query;
 pub mod result;
 pub mod run_mutation;
+pub mod run_mutations;
 pub mod run_query;
 pub mod server_info;
 pub mod text;
+pub mod touched;
 pub mod validate_query;
 
 use std::path::Path;
@@ -45,7 +52,7 @@ use crate::backend::TableDetail;
 use crate::gate::error::ToolError;
 use crate::gate::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
 use crate::tools::caller::{caller_of, Caller};
-use crate::tools::mutation_flow::RunMutationOutput;
+use crate::tools::mutation_output::RunMutationOutput;
 use crate::tools::run_mutation::asking;
 pub use args::SqlArgs;
 pub use describe_table::DescribeTableArgs;
@@ -81,10 +88,16 @@ impl SqlGateServer {
     /// A server over `engine`, auditing to `audit`.
     pub fn new(engine: Arc<Engine>, audit: Audit) -> Self {
         let instructions = Arc::new(instructions(&engine));
-        let mut tool_router = Self::tool_router();
-        // run_mutation exists only in a write mode: a read-only server does not list it.
+        let mut tool_router =
+            Self::tool_router() + Self::mutations_router() + Self::status_router();
+        // The mutation tools exist only in a write mode: a read-only server does not list them;
+        // approval_status only with an external approver to follow.
         if !engine.mode().writes() {
             tool_router.remove_route("run_mutation");
+            tool_router.remove_route("run_mutations");
+        }
+        if !engine.mode().writes() || engine.approvals().external().is_none() {
+            tool_router.remove_route("approval_status");
         }
         // audit_verify checks the configured file: without one there is nothing to verify.
         if audit.path().is_none() {
@@ -109,7 +122,7 @@ impl SqlGateServer {
 
     /// Every tool this server can publish.
     pub fn all_tool_names() -> Vec<String> {
-        Self::tool_router()
+        (Self::tool_router() + Self::mutations_router() + Self::status_router())
             .list_all()
             .into_iter()
             .map(|t| t.name.to_string())
@@ -131,7 +144,9 @@ impl SqlGateServer {
         let engine = match caller_of(ctx) {
             None => self.engine.clone(),
             Some(caller) => {
-                if let (Some(scope), "run_mutation") = (&caller.missing_write_scope, tool) {
+                if let (Some(scope), "run_mutation" | "run_mutations" | "approval_status") =
+                    (&caller.missing_write_scope, tool)
+                {
                     return Err(refuse(ToolError::insufficient_scope(tool, scope)));
                 }
                 self.engine
@@ -143,7 +158,7 @@ impl SqlGateServer {
         let (quota, now) = (engine.quota(), Instant::now());
         let admitted = quota.admit_call(now).and_then(|()| match tool {
             "run_query" => quota.admit_rows(now),
-            "run_mutation" => quota.admit_mutation(now),
+            "run_mutation" | "run_mutations" => quota.admit_mutation(now),
             t if self.engine.published().query(t).is_some() => quota.admit_rows(now),
             _ => Ok(()),
         });
@@ -337,7 +352,7 @@ impl SqlGateServer {
             idempotent_hint = false,
             open_world_hint = false
         ),
-        output_schema = schema_for_output::<RunMutationOutput>()
+        output_schema = mutation_output::output_schema::<RunMutationOutput>()
     )]
     pub async fn run_mutation(
         &self,
@@ -437,34 +452,14 @@ impl SqlGateServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SqlGateServer {
-    /// The tools, less `run_mutation` for a caller whose token lacks the write scope (the list
+    /// The tools, less the mutation tools for a caller whose token lacks the write scope (the list
     /// then depends on the caller: private to it).
     async fn list_tools(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, McpError> {
-        let mut tools = self.tool_router.list_all();
-        let narrowed = caller_of(&context).is_some_and(|c| c.missing_write_scope.is_some());
-        if narrowed {
-            tools.retain(|t| t.name != "run_mutation");
-        }
-        let cache_hints = context
-            .protocol_version()
-            .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
-        let scope = if narrowed {
-            rmcp::model::CacheScope::Private
-        } else {
-            rmcp::model::CacheScope::Public
-        };
-        Ok(rmcp::model::ListToolsResult {
-            result_type: Some(rmcp::model::ResultType::COMPLETE),
-            tools,
-            meta: None,
-            next_cursor: None,
-            ttl_ms: cache_hints.then_some(0),
-            cache_scope: cache_hints.then_some(scope),
-        })
+        Ok(listing::tools_for(self.tool_router.list_all(), &context))
     }
 
     async fn list_prompts(

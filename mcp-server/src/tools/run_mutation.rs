@@ -1,13 +1,13 @@
 //! The `run_mutation` tool: its arguments, how the user is asked (elicitation in a session, or
 //! `input_required` on protocol 2026-07-28), its handler over the engine's mutation flow
-//! ([`super::mutation_flow`]) and its text rendering.
+//! ([`super::mutation_flow`], shared with `run_mutations`) and its text rendering.
 
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
 
 use std::time::Instant;
 
-use rmcp::model::{CallToolResponse, InputResponses, ProtocolVersion};
+use rmcp::model::{CallToolResponse, CallToolResult, InputResponses, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer};
 use schemars::JsonSchema;
@@ -19,8 +19,12 @@ use crate::gate::Engine;
 use crate::tools::approval::{self, ApprovalAnswer, ApprovalRequest};
 use crate::tools::approval_state;
 use crate::tools::caller::caller_of;
-use crate::tools::mutation_flow::{MutationOutcome, RunMutationOutput};
-use crate::tools::result::{failure, success};
+use crate::tools::external_approval;
+use crate::tools::mutation_flow::MutationTrace;
+use crate::tools::mutation_output::{
+    mutation_failure, MutationOutcome, MutationsOutput, RunMutationOutput,
+};
+use crate::tools::result::success;
 use crate::tools::text::push_row;
 
 /// Arguments of `run_mutation`.
@@ -46,6 +50,12 @@ pub enum Asking {
         /// Whether the client announced elicitation.
         can_elicit: bool,
     },
+    /// By the external approver (`approval = { webhook = ... }`): the call previews, posts the
+    /// request and answers `pending`; `approval_status` commits once approved.
+    External {
+        /// The caller the request is bound to.
+        caller: String,
+    },
 }
 
 /// The `run_mutation` tool: runs `args.sql`, asking the user as `asking` says when the mode
@@ -55,15 +65,56 @@ pub async fn handle(
     args: &MutationArgs,
     asking: Asking,
 ) -> (AuditRecord, CallToolResponse) {
+    let statements = [args.sql.clone()];
+    respond(engine, "run_mutation", &statements, asking, |out| {
+        let one = RunMutationOutput::of_one(out);
+        success(&one, render(&one))
+    })
+    .await
+}
+
+/// What the engine's flow gave, asked as the call's [`Asking`] said.
+struct Asked {
+    outcome: Result<MutationOutcome<MutationsOutput>, ToolError>,
+    trace: MutationTrace,
+    caller: String,
+    external: bool,
+}
+
+/// Runs the statements through the engine's flow, the approval asked as `asking` says; a
+/// retry whose state does not open is refused before anything runs.
+async fn run_asked(
+    engine: &Engine,
+    tool: &'static str,
+    statements: &[String],
+    asking: Asking,
+) -> Result<Asked, (AuditRecord, CallToolResponse)> {
     let timeout = engine.approval_timeout();
     let mode = engine.mode().as_str();
-    let (outcome, trace, caller) = match asking {
+    let asked = |(outcome, trace), caller, external| Asked {
+        outcome,
+        trace,
+        caller,
+        external,
+    };
+    Ok(match asking {
         Asking::Elicit(peer) => {
             let ask = |request: ApprovalRequest| async move {
                 approval::ask(&peer, &request, timeout).await
             };
-            let (outcome, trace) = engine.run_mutation(&args.sql, ask).await;
-            (outcome, trace, String::new())
+            asked(
+                engine.run_mutations(tool, statements, ask).await,
+                String::new(),
+                false,
+            )
+        }
+        Asking::External { caller } => {
+            let ask = |_| std::future::ready(ApprovalAnswer::Ask);
+            asked(
+                engine.run_mutations(tool, statements, ask).await,
+                caller,
+                true,
+            )
         }
         Asking::InputRequired {
             state,
@@ -75,7 +126,7 @@ pub async fn handle(
                 .as_deref()
                 .map(|s| approval_state::open(engine.approvals(), s))
             {
-                Some(Err(e)) => return refused_state(args, e),
+                Some(Err(e)) => return Err(refused_state(tool, statements, e)),
                 Some(Ok(s)) => Some(s),
                 None => None,
             };
@@ -96,46 +147,112 @@ pub async fn handle(
                     (None, false) => ApprovalAnswer::Unavailable,
                 })
             };
-            let (outcome, trace) = engine.run_mutation(&args.sql, ask).await;
-            (outcome, trace, caller)
+            let claim = state.as_ref().map(|s| s.nonce.as_str());
+            let run = engine.run_mutations_claiming(tool, statements, claim, ask);
+            asked(run.await, caller, false)
         }
+    })
+}
+
+/// A mutation tool's call: the statements run through the engine's flow, the user (or the
+/// external approver) asked as `asking` says, the result (`committed` rendered by `committed`,
+/// the question, `pending` / `rejected`, or the refusal) and its audit record.
+pub async fn respond(
+    engine: &Engine,
+    tool: &'static str,
+    statements: &[String],
+    asking: Asking,
+    committed: impl FnOnce(MutationsOutput) -> CallToolResult,
+) -> (AuditRecord, CallToolResponse) {
+    let Asked {
+        outcome,
+        mut trace,
+        caller,
+        external,
+    } = match run_asked(engine, tool, statements, asking).await {
+        Ok(a) => a,
+        Err(refused) => return refused,
     };
+    let mode = engine.mode().as_str();
     let (code, result) = match outcome {
-        Ok(MutationOutcome::Committed(out)) => (None, success(&out, render(&out)).into()),
-        Ok(MutationOutcome::Asking(request)) => {
-            match approval_state::ask(engine.approvals(), &request, &caller, mode, timeout) {
-                Ok(ask) => (None, ask.into()),
-                Err(e) => (Some(e.code), failure(&e).into()),
+        Ok(MutationOutcome::Committed(out)) => (None, committed(out).into()),
+        Ok(MutationOutcome::Asking(request)) if external => {
+            match submit(engine, tool, statements, &request, &caller).await {
+                Ok((decision, result)) => {
+                    trace.decision = decision;
+                    (None, result.into())
+                }
+                Err(e) => (Some(e.code), mutation_failure(&e).into()),
             }
         }
-        Err(e) => (Some(e.code), failure(&e).into()),
+        Ok(MutationOutcome::Asking(request)) => {
+            let timeout = engine.approval_timeout();
+            match approval_state::ask(engine.approvals(), &request, &caller, mode, timeout) {
+                Ok(ask) => (None, ask.into()),
+                Err(e) => (Some(e.code), mutation_failure(&e).into()),
+            }
+        }
+        Err(e) => (Some(e.code), mutation_failure(&e).into()),
     };
     let rec = AuditRecord {
         code,
-        sql: Some(args.sql.clone()),
+        sql: Some(statements.join(";\n")),
         query_class: trace.query_class,
         executed_sql: trace.executed_sql,
         preview_rows: trace.preview_rows,
         committed_rows: trace.committed_rows,
-        ..AuditRecord::new("run_mutation", trace.decision)
+        ..AuditRecord::new(tool, trace.decision)
     };
     (rec, result)
 }
 
-/// How this call's user is asked: by `input_required` when the request is on protocol
-/// 2026-07-28 or later (no session to send an elicitation on), else by elicitation.
+/// The external approver is asked for the first time: `pending` (also when it approves at
+/// once: `approval_status` commits), or `rejected`.
+async fn submit(
+    engine: &Engine,
+    tool: &str,
+    statements: &[String],
+    request: &ApprovalRequest,
+    caller: &str,
+) -> Result<(Decision, CallToolResult), ToolError> {
+    let (id, pending) = external_approval::seal(engine, tool, statements, request, caller)?;
+    let reply = external_approval::ask(engine, &id, &pending).await?;
+    Ok(external_approval::undecided(&id, &pending, &reply))
+}
+
+/// How this call's approval is asked: of the external approver when one is configured; else by
+/// `input_required` when the request is on protocol 2026-07-28 or later (no session to send an
+/// elicitation on), else by elicitation.
 pub fn asking(
     ctx: &RequestContext<RoleServer>,
     state: Option<String>,
     responses: Option<InputResponses>,
     engine: &Engine,
 ) -> Asking {
+    if engine.approvals().external().is_some() {
+        return Asking::External {
+            caller: caller_binding_of(ctx, engine),
+        };
+    }
     let stateless = ctx
         .protocol_version()
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
     if !stateless && state.is_none() {
         return Asking::Elicit(ctx.peer.clone());
     }
+    Asking::InputRequired {
+        state,
+        responses,
+        caller: caller_binding_of(ctx, engine),
+        can_elicit: ctx
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some()),
+    }
+}
+
+/// The caller an approval is bound to ([`approval_state::caller_binding`]): the principal, how
+/// it authenticated, the token's or certificate's issuer and subject, the variables bound.
+pub fn caller_binding_of(ctx: &RequestContext<RoleServer>, engine: &Engine) -> String {
     let caller = caller_of(ctx);
     let vars = caller
         .as_ref()
@@ -144,30 +261,21 @@ pub fn asking(
     let auth = caller.as_ref().map(|c| c.auth.as_str());
     let issuer = caller.as_ref().and_then(|c| c.issuer.as_deref());
     let subject = caller.as_ref().and_then(|c| c.subject.as_deref());
-    Asking::InputRequired {
-        state,
-        responses,
-        caller: approval_state::caller_binding(&[
-            engine.principal(),
-            auth,
-            issuer,
-            subject,
-            vars.as_deref(),
-        ]),
-        can_elicit: ctx
-            .client_capabilities()
-            .is_some_and(|c| c.elicitation.is_some()),
-    }
+    approval_state::caller_binding(&[engine.principal(), auth, issuer, subject, vars.as_deref()])
 }
 
 /// A retry whose state does not open: refused before anything runs.
-fn refused_state(args: &MutationArgs, e: ToolError) -> (AuditRecord, CallToolResponse) {
+fn refused_state(
+    tool: &'static str,
+    statements: &[String],
+    e: ToolError,
+) -> (AuditRecord, CallToolResponse) {
     let rec = AuditRecord {
         code: Some(e.code),
-        sql: Some(args.sql.clone()),
-        ..AuditRecord::new("run_mutation", Decision::Refuse)
+        sql: Some(statements.join(";\n")),
+        ..AuditRecord::new(tool, Decision::Refuse)
     };
-    (rec, failure(&e).into())
+    (rec, mutation_failure(&e).into())
 }
 
 /// `run_mutation`'s result: the count, the decision, the RETURNING rows, the SQL.

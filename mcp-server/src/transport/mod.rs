@@ -3,6 +3,7 @@
 //! [`identify`]), over TLS when configured ([`tls`]), or stdio ([`stdio`]); over both, each
 //! message is bounded and a refused one answered ([`frame`], [`json_scan`]).
 
+pub mod approver;
 pub mod auth;
 pub mod frame;
 pub mod http;

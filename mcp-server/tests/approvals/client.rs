@@ -39,14 +39,38 @@ impl Client2026 {
         state: Option<&str>,
         responses: Option<Value>,
     ) -> Value {
+        self.call("run_mutation", json!({"sql": sql}), state, responses)
+            .await
+    }
+
+    /// `tools/call run_mutations {statements}`, with the retry's state and answers when given.
+    pub async fn run_mutations(
+        &self,
+        statements: &[&str],
+        state: Option<&str>,
+        responses: Option<Value>,
+    ) -> Value {
+        let arguments = json!({ "statements": statements });
+        self.call("run_mutations", arguments, state, responses)
+            .await
+    }
+
+    /// `tools/call` of `tool` with `arguments`, the retry's state and answers when given.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        state: Option<&str>,
+        responses: Option<Value>,
+    ) -> Value {
         let capabilities = if self.elicitation {
             json!({"elicitation": {"form": {}}})
         } else {
             json!({})
         };
         let mut params = json!({
-            "name": "run_mutation",
-            "arguments": {"sql": sql},
+            "name": tool,
+            "arguments": arguments,
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities": capabilities,
@@ -67,7 +91,7 @@ impl Client2026 {
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", "tools/call")
-            .header("mcp-name", "run_mutation")
+            .header("mcp-name", tool)
             .json(&body)
             .send()
             .await

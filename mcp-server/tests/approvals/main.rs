@@ -13,8 +13,11 @@ mod common;
 #[path = "../principals/fixture.rs"]
 mod fixture;
 
+mod batch;
 mod client;
+mod engines;
 mod refusals;
+mod webhook;
 
 use std::path::{Path, PathBuf};
 

@@ -113,3 +113,71 @@ async fn a_change_between_the_question_and_the_answer_commits_nothing() {
         "{message}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_used_table_makes_an_approval_commit_once_across_instances() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = shop(dir.path());
+    rusqlite::Connection::open(&db)
+        .and_then(|c| {
+            c.execute_batch(
+                "CREATE TABLE sqlgate_approvals_used (nonce TEXT PRIMARY KEY, used_at TEXT NOT NULL)",
+            )
+        })
+        .expect("the table");
+    let shared = "approval_used_table = \"sqlgate_approvals_used\"\n";
+    let (_a, url_a) = serve(dir.path(), &db, "safe", Some(KEY), shared);
+    let (_b, url_b) = serve(dir.path(), &db, "safe", Some(KEY), shared);
+    let (_c, url_c) = serve(dir.path(), &db, "safe", Some(KEY), "");
+    let on = |url: &str| Client2026::new(url, fixture::ACME_TOKEN);
+    // An INSERT previews the same way again after it committed: only a record stops a replay.
+    let insert =
+        "INSERT INTO orders (customer_id, ordered_at, status) VALUES (1, '2026-12-05', 'new')";
+    let count = || {
+        rusqlite::Connection::open(&db)
+            .and_then(|c| {
+                c.query_row(
+                    "SELECT COUNT(*) FROM orders WHERE status = 'new'",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+            })
+            .expect("count")
+    };
+    let asked = on(&url_a).run_mutation(insert, None, None).await;
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string();
+    let r = on(&url_a)
+        .run_mutation(insert, Some(&state), Some(accept(true)))
+        .await;
+    assert_eq!(
+        r["result"]["structuredContent"]["status"], "committed",
+        "{r}"
+    );
+    assert_eq!(count(), 1);
+    let used: i64 = rusqlite::Connection::open(&db)
+        .and_then(|c| {
+            c.query_row("SELECT COUNT(*) FROM sqlgate_approvals_used", [], |r| {
+                r.get(0)
+            })
+        })
+        .expect("used");
+    assert_eq!(used, 1, "the commit recorded its approval");
+    // Replayed to B, which shares the table: refused, nothing inserted.
+    let r = on(&url_b)
+        .run_mutation(insert, Some(&state), Some(accept(true)))
+        .await;
+    assert_eq!(code(&r), "approval_state_replayed", "{r}");
+    assert_eq!(count(), 1);
+    // C does not read the table: it commits the replay again (the bound the table removes).
+    let r = on(&url_c)
+        .run_mutation(insert, Some(&state), Some(accept(true)))
+        .await;
+    assert_eq!(
+        r["result"]["structuredContent"]["status"], "committed",
+        "{r}"
+    );
+    assert_eq!(count(), 2);
+}

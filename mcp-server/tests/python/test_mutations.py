@@ -73,9 +73,10 @@ def demo_fingerprint(path):
 UPDATE_7 = "UPDATE orders SET status = 'cancelled' WHERE id = 7"
 
 
-def run_demo(mode, approver, sql, sneak=None):
-    """Calls run_mutation once on a fresh demo; returns (result, fingerprint before, after).
-    `sneak(path)` runs inside the elicitation callback, through a second connection."""
+def run_demo(mode, approver, sql, sneak=None, setup=None):
+    """Calls run_mutation once (`sql` a string) or run_mutations (`sql` a list) on a fresh demo;
+    returns (result, fingerprint before, after). `setup(path)` runs first, `sneak(path)` inside
+    the elicitation callback, both through a second connection."""
     async def main(errlog):
         params = StdioServerParameters(command=BIN, args=["serve", "--demo", "--mode", mode])
         async with stdio_client(params, errlog=errlog) as (read, write):
@@ -86,8 +87,13 @@ def run_demo(mode, approver, sql, sneak=None):
                 path = demo_path(open(errlog.name).read())
                 if sneak:
                     approver.before = lambda: sneak(path)
+                if setup:
+                    setup(path)
                 before = demo_fingerprint(path)
-                r = await session.call_tool("run_mutation", {"sql": sql})
+                if isinstance(sql, list):
+                    r = await session.call_tool("run_mutations", {"statements": sql})
+                else:
+                    r = await session.call_tool("run_mutation", {"sql": sql})
                 return r, before, demo_fingerprint(path)
 
     with tempfile.NamedTemporaryFile(mode="w+", suffix=".log") as errlog:
@@ -115,6 +121,40 @@ def test_demo_accept_commits_exactly_the_previewed_row():
     diff_after = set(after["orders"]) - set(before["orders"])
     assert [row[0] for row in diff_before] == [7] and [row[0] for row in diff_after] == [7]
     assert list(diff_after)[0][3] == "cancelled"
+
+
+def test_demo_a_batch_is_approved_once_in_the_session_and_commits_whole():
+    approver = Approver("accept")
+    batch = [UPDATE_7, "DELETE FROM order_lines WHERE order_id = 8"]
+    r, before, after = run_demo("safe", approver, batch)
+    assert not err(r), sc(r)
+    out = sc(r)
+    lines = len([l for l in before["order_lines"] if l[0] == 8])
+    assert (out["status"], out["statement_count"], out["affected_rows"]) == ("committed", 2, 1 + lines)
+    [asked] = approver.asked
+    assert "2 statements in one transaction" in asked.message
+    assert not [l for l in after["order_lines"] if l[0] == 8]
+    r, before, after = run_demo("safe", Approver("decline"), batch)
+    assert err(r) and sc(r)["status"] == "rejected" and before == after, sc(r)
+
+
+def test_demo_a_swap_of_the_matching_row_during_the_approval_commits_nothing():
+    """Same count, other row: another connection moves the matching status from order 7 to
+    order 8 while the user is asked; the commit touches another row and is refused."""
+    def flag(path):
+        with sqlite3.connect(path) as c:
+            c.execute("UPDATE orders SET status = 'flagged' WHERE id = 7")
+
+    def swap(path):
+        with sqlite3.connect(path) as c:
+            c.execute("UPDATE orders SET status = 'pending' WHERE id = 7")
+            c.execute("UPDATE orders SET status = 'flagged' WHERE id = 8")
+
+    sql = "UPDATE orders SET status = 'cancelled' WHERE status = 'flagged'"
+    r, before, after = run_demo("safe", Approver("accept"), sql, sneak=swap, setup=flag)
+    assert err(r) and sc(r)["code"] == "preview_mismatch", sc(r)
+    assert "other rows" in sc(r)["message"]
+    assert "cancelled" not in {o[3] for o in after["orders"] if o[0] in (7, 8)}
 
 
 @pytest.mark.parametrize("action,approve,code", [

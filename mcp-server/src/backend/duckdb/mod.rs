@@ -27,8 +27,8 @@ use crate::backend::cost::Estimate;
 pub use crate::backend::options::DuckdbOptions;
 use crate::backend::params::Params;
 use crate::backend::{
-    interruptible, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
-    TableDetail,
+    interruptible, Database, DbError, DbErrorCode, Finish, MutationRun, MutationSql, QueryLimits,
+    QueryResult, TableDetail,
 };
 
 /// A DuckDB database opened read-only.
@@ -175,10 +175,10 @@ impl Database for DuckdbBackend {
     /// Opened with access_mode=READ_ONLY: serve refuses write modes, this is the backstop.
     async fn mutate(
         &self,
-        _sql: &str,
+        _batch: &[MutationSql<'_>],
         _limits: QueryLimits,
         _finish: Finish,
-    ) -> Result<MutationRun, DbError> {
+    ) -> Result<Vec<MutationRun>, DbError> {
         Err(DbError::new(
             DbErrorCode::DatabaseError,
             "DuckDB databases are served read-only: mutations are refused",

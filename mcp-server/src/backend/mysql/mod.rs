@@ -30,7 +30,8 @@ use crate::backend::cost::Estimate;
 use crate::backend::params::Params;
 use crate::backend::UniqueKey;
 use crate::backend::{
-    Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
+    Database, DbError, DbErrorCode, Finish, MutationRun, MutationSql, QueryLimits, QueryResult,
+    TableDetail,
 };
 
 /// How long past the statement timeout the client waits before it kills the query itself.
@@ -175,14 +176,14 @@ impl MysqlBackend {
         &self,
         conn: Conn,
         id: u32,
-        outcome: Result<(Result<T, mysql_async::Error>, bool), tokio::time::error::Elapsed>,
+        outcome: Result<(Result<T, DbError>, bool), tokio::time::error::Elapsed>,
         timed_out: &str,
     ) -> Result<T, DbError> {
         match outcome {
-            Ok((result, true)) => result.map_err(|e| map_err(&e)),
+            Ok((result, true)) => result,
             Ok((result, false)) => {
                 close(conn).await;
-                result.map_err(|e| map_err(&e))
+                result
             }
             Err(_) => {
                 if let Ok(mut other) = self.pool.get_conn().await {
@@ -316,11 +317,11 @@ impl Database for MysqlBackend {
 
     async fn mutate(
         &self,
-        sql: &str,
+        batch: &[MutationSql<'_>],
         limits: QueryLimits,
         finish: Finish,
-    ) -> Result<MutationRun, DbError> {
-        self.write(sql, limits, finish).await
+    ) -> Result<Vec<MutationRun>, DbError> {
+        self.write(batch, limits, finish).await
     }
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {

@@ -28,11 +28,11 @@ impl MysqlBackend {
                 let plan: Option<String> = conn
                     .exec_first(format!("EXPLAIN FORMAT=JSON {sql}"), ())
                     .await?;
-                Ok(plan)
+                Ok::<_, mysql_async::Error>(plan)
             }
             .await;
             let rolled_back = conn.query_drop("ROLLBACK").await.is_ok();
-            (result, rolled_back)
+            (result.map_err(|e| map_err(&e)), rolled_back)
         };
         let outcome = tokio::time::timeout(timeout + GRACE, work).await;
         let plan = self

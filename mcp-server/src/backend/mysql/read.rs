@@ -11,7 +11,7 @@ use super::error::map_err;
 use super::render::{render, type_name};
 use super::{begin, MysqlBackend, GRACE};
 use crate::backend::params::{ParamValue, Params};
-use crate::backend::{Collector, DbError, QueryLimits, QueryResult};
+use crate::backend::{Collector, DbError, QueryLimits, QueryResult, Reading};
 
 impl MysqlBackend {
     /// Executes approved SQL: read-only transaction, server-side timeout, capped fetch, rollback.
@@ -29,11 +29,14 @@ impl MysqlBackend {
         let work = async {
             let result = async {
                 begin(&mut conn, "READ ONLY", &set_timeout).await?;
-                run_prepared(&mut conn, sql, bound, limits, false, &json).await
+                run_prepared(&mut conn, sql, bound, limits, Reading::UpToCap, &json).await
             }
             .await;
             let rolled_back = conn.query_drop("ROLLBACK").await.is_ok();
-            (result.map(|(rows, _)| rows), rolled_back)
+            (
+                result.map(|(rows, _)| rows).map_err(|e| map_err(&e)),
+                rolled_back,
+            )
         };
         let outcome = tokio::time::timeout(limits.timeout + GRACE, work).await;
         self.settle(
@@ -65,14 +68,13 @@ fn named(params: &Params) -> DriverParams {
 }
 
 /// Prepares `sql` (binary protocol: one statement), binds `params` and reads its rows into a
-/// [`Collector`]; stops at the cap unless `read_all`. Returns the rows kept and the affected-row
-/// count.
+/// [`Collector`] as `reading` says. Returns the rows kept and the affected-row count.
 pub(super) async fn run_prepared(
     conn: &mut Conn,
     sql: &str,
     params: DriverParams,
     limits: QueryLimits,
-    read_all: bool,
+    reading: Reading,
     json_columns: &HashSet<(String, String)>,
 ) -> Result<(QueryResult, u64), mysql_async::Error> {
     let stmt = conn.prep(sql).await?;
@@ -98,10 +100,10 @@ pub(super) async fn run_prepared(
             }
         })
         .collect();
-    let mut collector = Collector::new(&names, types, limits);
-    let mut reading = true;
+    let mut collector = Collector::new(&names, types, limits).read_as(reading);
+    let mut keeping = true;
     while let Some(row) = result.next().await? {
-        if !reading {
+        if !keeping {
             continue;
         }
         let values = columns
@@ -109,9 +111,9 @@ pub(super) async fn run_prepared(
             .enumerate()
             .map(|(i, c)| render(c, row.as_ref(i), is_json.get(i).copied().unwrap_or(false)))
             .collect();
-        if !collector.push(values) && !read_all {
+        if !collector.push(values) && !reading.reads_all() {
             // The rest of the rows are read off the wire (the protocol needs it) but not kept.
-            reading = false;
+            keeping = false;
         }
     }
     let affected = result.affected_rows();

@@ -29,8 +29,8 @@ use crate::backend::cost::Estimate;
 use crate::backend::params::Params;
 use crate::backend::UniqueKey;
 use crate::backend::{
-    ConnectError, Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult,
-    TableDetail,
+    ConnectError, Database, DbError, DbErrorCode, Finish, MutationRun, MutationSql, QueryLimits,
+    QueryResult, TableDetail,
 };
 
 /// A pooled PostgreSQL database.
@@ -159,11 +159,11 @@ impl Database for PgBackend {
 
     async fn mutate(
         &self,
-        sql: &str,
+        batch: &[MutationSql<'_>],
         limits: QueryLimits,
         finish: Finish,
-    ) -> Result<MutationRun, DbError> {
-        self.write(sql, limits, finish).await
+    ) -> Result<Vec<MutationRun>, DbError> {
+        self.write(batch, limits, finish).await
     }
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {

@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use futures::future::{join, join3};
+use futures::future::join3;
 use futures::{pin_mut, TryStreamExt};
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Column, NoTls};
@@ -16,7 +16,7 @@ use super::error::{map_err, pool_err};
 use super::render::{render, RawValue};
 use super::PgBackend;
 use crate::backend::params::{self, ParamValue, Params};
-use crate::backend::{Collector, DbError, DbErrorCode, QueryLimits, QueryResult};
+use crate::backend::{Collector, DbError, DbErrorCode, QueryLimits, QueryResult, Reading};
 
 pub(crate) fn slice_iter<'a>(
     s: &'a [&'a (dyn ToSql + Sync)],
@@ -26,23 +26,6 @@ pub(crate) fn slice_iter<'a>(
 
 /// How long past the statement timeout the client waits before it cancels the query itself.
 pub(super) const GRACE: Duration = Duration::from_secs(5);
-
-/// Opens a transaction and prepares `sql` in one round trip: the BEGIN (`setup`, from
-/// [`Bounds::begin_sql`](super::bounds::Bounds::begin_sql)) pipelined
-/// with the Parse of the approved SQL (the extended protocol, which takes exactly one statement).
-/// The outer error means the transaction did not open (the connection cannot be trusted); the
-/// inner one that `sql` did not prepare (the transaction is open and must be ended).
-pub(super) async fn begin_and_prepare(
-    client: &tokio_postgres::Client,
-    setup: &str,
-    sql: &str,
-) -> Result<Result<tokio_postgres::Statement, DbError>, DbError> {
-    // `join` polls in order, and tokio-postgres sends each request on its future's first poll:
-    // the server reads the BEGIN before the Parse.
-    let (begun, prepared) = join(client.batch_execute(setup), client.prepare(sql)).await;
-    begun.map_err(|e| map_err(&e))?;
-    Ok(prepared.map_err(|e| map_err(&e)))
-}
 
 /// A collector for `columns`, and their types (to render each row's values).
 fn collector_for(columns: &[Column], limits: QueryLimits) -> (Collector, Vec<Type>) {
@@ -66,23 +49,24 @@ fn row_values(types: &[Type], row: &tokio_postgres::Row) -> Vec<serde_json::Valu
         .collect()
 }
 
-/// Runs the prepared statement in the open transaction, rendering rows into a [`Collector`].
-/// Stops at the cap unless `read_all` (a mutation's count of affected rows comes after its last
-/// row). Returns the rows kept and the count of rows the statement affected.
+/// Runs the prepared statement in the open transaction, rendering rows into a [`Collector`]
+/// as `reading` says (a mutation's count of affected rows comes after its last row). Returns the
+/// rows kept and the count of rows the statement affected.
 pub(super) async fn collect_rows(
     client: &tokio_postgres::Client,
     stmt: &tokio_postgres::Statement,
     limits: QueryLimits,
-    read_all: bool,
+    reading: Reading,
 ) -> Result<(QueryResult, u64), DbError> {
-    let (mut collector, types) = collector_for(stmt.columns(), limits);
+    let (collector, types) = collector_for(stmt.columns(), limits);
+    let mut collector = collector.read_as(reading);
     let stream = client
         .query_raw(stmt, slice_iter(&[]))
         .await
         .map_err(|e| map_err(&e))?;
     pin_mut!(stream);
     while let Some(row) = stream.try_next().await.map_err(|e| map_err(&e))? {
-        if !collector.push(row_values(&types, &row)) && !read_all {
+        if !collector.push(row_values(&types, &row)) && !reading.reads_all() {
             break;
         }
     }

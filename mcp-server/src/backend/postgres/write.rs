@@ -3,9 +3,12 @@
 //! counting the rows it touches; and the startup check of what the role may write.
 
 use super::error::{map_err, pool_err};
-use super::read::{begin_and_prepare, collect_rows, settle, GRACE};
+use super::read::{collect_rows, settle, GRACE};
 use super::PgBackend;
-use crate::backend::{ConnectError, DbError, Finish, MutationRun, QueryLimits};
+use crate::backend::{
+    digest_limits, in_statement, ConnectError, DbError, Finish, MutationRun, MutationSql,
+    QueryLimits, Reading,
+};
 
 /// Privileges a mutation class needs on its target.
 pub fn privileges_for(class: sqlgate::QueryClass) -> &'static [&'static str] {
@@ -16,33 +19,69 @@ pub fn privileges_for(class: sqlgate::QueryClass) -> &'static [&'static str] {
     }
 }
 
-impl PgBackend {
-    /// Executes an approved mutation in a read-write transaction; commits only when `finish`
-    /// says so for the count it touched, otherwise rolls back.
-    pub(super) async fn write(
-        &self,
-        sql: &str,
-        limits: QueryLimits,
-        finish: Finish,
-    ) -> Result<MutationRun, DbError> {
-        let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
-        let setup = self.bounds.begin_sql("BEGIN READ WRITE", limits.timeout);
-        let work = async {
-            let mut result = match begin_and_prepare(&client, &setup, sql).await {
-                Err(e) => return (Err(e), false),
-                Ok(Err(e)) => Err(e),
-                Ok(Ok(stmt)) => collect_rows(&client, &stmt, limits, true).await,
-            }
-            .map(|(returning, affected_rows)| MutationRun {
+/// Runs every statement of `batch` in the open transaction, each after the read and digest of
+/// the rows it will touch (when it has one).
+async fn run_batch(
+    client: &tokio_postgres::Client,
+    batch: &[MutationSql<'_>],
+    limits: QueryLimits,
+) -> Result<Vec<MutationRun>, DbError> {
+    let mut runs = Vec::with_capacity(batch.len());
+    for (i, m) in batch.iter().enumerate() {
+        let step = async {
+            let touched = match m.touched {
+                Some(select) => {
+                    let stmt = client.prepare(select).await.map_err(|e| map_err(&e))?;
+                    let (rows, _) =
+                        collect_rows(client, &stmt, digest_limits(limits), Reading::Digest).await?;
+                    rows.rows_digest()
+                }
+                None => None,
+            };
+            let stmt = client.prepare(m.sql).await.map_err(|e| map_err(&e))?;
+            let (returning, affected_rows) =
+                collect_rows(client, &stmt, limits, Reading::All).await?;
+            Ok(MutationRun {
                 affected_rows,
                 returning,
                 committed: false,
-            });
-            let commit = matches!(&result, Ok(r) if finish.commits(r.affected_rows));
+                touched,
+            })
+        };
+        runs.push(step.await.map_err(|e| in_statement(e, i, batch.len()))?);
+    }
+    Ok(runs)
+}
+
+impl PgBackend {
+    /// Executes the approved mutations of `batch` in one read-write transaction; commits only
+    /// when `finish` says so for what they touched, otherwise rolls back. When the rows a
+    /// statement touches are read first, the transaction is REPEATABLE READ: the statement then
+    /// touches exactly the rows read (a row changed by another transaction since is a
+    /// serialization error, never a silent difference).
+    pub(super) async fn write(
+        &self,
+        batch: &[MutationSql<'_>],
+        limits: QueryLimits,
+        finish: Finish,
+    ) -> Result<Vec<MutationRun>, DbError> {
+        let client = self.pool.get().await.map_err(|e| pool_err(&e))?;
+        let begin = if batch.iter().any(|m| m.touched.is_some()) {
+            "BEGIN ISOLATION LEVEL REPEATABLE READ, READ WRITE"
+        } else {
+            "BEGIN READ WRITE"
+        };
+        let setup = self.bounds.begin_sql(begin, limits.timeout);
+        let work = async {
+            if let Err(e) = client.batch_execute(&setup).await {
+                return (Err(map_err(&e)), false);
+            }
+            let mut result = run_batch(&client, batch, limits).await;
+            let commit = matches!(&result, Ok(runs) if finish.commits(runs));
             let end = if commit { "COMMIT" } else { "ROLLBACK" };
             match client.batch_execute(end).await {
                 Ok(_) => {
-                    if let Ok(r) = result.as_mut() {
+                    for r in result.iter_mut().flatten() {
                         r.committed = commit;
                     }
                     (result, true)
@@ -50,7 +89,8 @@ impl PgBackend {
                 Err(e) => (Err(map_err(&e)), false),
             }
         };
-        let outcome = tokio::time::timeout(limits.timeout + GRACE, work).await;
+        let budget = limits.timeout * u32::try_from(batch.len().max(1)).unwrap_or(u32::MAX);
+        let outcome = tokio::time::timeout(budget + GRACE, work).await;
         // Closing the connection of a timed-out mutation rolls it back.
         settle(
             client,

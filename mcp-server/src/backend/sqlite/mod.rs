@@ -26,7 +26,8 @@ use crate::backend::cost::Estimate;
 use crate::backend::params::Params;
 use crate::backend::UniqueKey;
 use crate::backend::{
-    Database, DbError, DbErrorCode, Finish, MutationRun, QueryLimits, QueryResult, TableDetail,
+    Database, DbError, DbErrorCode, Finish, MutationRun, MutationSql, QueryLimits, QueryResult,
+    TableDetail,
 };
 
 /// A read-only SQLite database.
@@ -114,11 +115,11 @@ impl Database for SqliteBackend {
 
     async fn mutate(
         &self,
-        sql: &str,
+        batch: &[MutationSql<'_>],
         limits: QueryLimits,
         finish: Finish,
-    ) -> Result<MutationRun, DbError> {
-        self.write(sql, limits, finish).await
+    ) -> Result<Vec<MutationRun>, DbError> {
+        self.write(batch, limits, finish).await
     }
 
     async fn introspect(&self) -> Result<Vec<TableDetail>, DbError> {

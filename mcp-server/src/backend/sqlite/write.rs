@@ -1,5 +1,6 @@
 //! SQLite writes: only a backend opened for a write mode opens a read-write connection; the
-//! approved mutation runs in `BEGIN IMMEDIATE`, interrupted at the timeout, counting its rows.
+//! approved mutations of a batch run in one `BEGIN IMMEDIATE`, interrupted at the timeout,
+//! counting their rows (each after the digest of the rows it touches, when given).
 
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
@@ -9,7 +10,8 @@ use super::error::map_err;
 use super::read::value_of;
 use super::SqliteBackend;
 use crate::backend::{
-    interruptible, Collector, DbError, DbErrorCode, Finish, MutationRun, QueryLimits,
+    digest_limits, in_statement, interruptible, Collector, DbError, DbErrorCode, Finish,
+    MutationRun, MutationSql, QueryLimits, QueryResult, Reading,
 };
 
 fn connect_read_write(backend: &SqliteBackend) -> Result<Connection, DbError> {
@@ -32,15 +34,21 @@ fn connect_read_write(backend: &SqliteBackend) -> Result<Connection, DbError> {
     Ok(conn)
 }
 
-/// Runs the statement inside the open transaction, keeping the first RETURNING rows.
-fn run_counted(conn: &Connection, sql: &str, limits: QueryLimits) -> Result<MutationRun, DbError> {
+/// Runs `sql` inside the open transaction, reading its rows as `reading` says; returns them
+/// and the count of rows it changed.
+fn run_rows(
+    conn: &Connection,
+    sql: &str,
+    limits: QueryLimits,
+    reading: Reading,
+) -> Result<(QueryResult, u64), DbError> {
     let mut stmt = conn.prepare(sql).map_err(map_err)?;
     let names: Vec<String> = stmt.column_names().map(|s| s.to_string()).collect();
     let types = stmt
         .columns()
         .map(|c| c.decl_type().unwrap_or("").to_string())
         .collect();
-    let mut collector = Collector::new(&names, types, limits);
+    let mut collector = Collector::new(&names, types, limits).read_as(reading);
     let n = names.len();
     let mut rows = stmt.query([]).map_err(map_err)?;
     // Every row is stepped (SQLite applies the changes as it goes); only the first are kept.
@@ -52,46 +60,81 @@ fn run_counted(conn: &Connection, sql: &str, limits: QueryLimits) -> Result<Muta
     }
     drop(rows);
     drop(stmt);
-    Ok(MutationRun {
-        affected_rows: conn.changes(),
-        returning: collector.result,
-        committed: false,
-    })
+    Ok((collector.result, conn.changes()))
+}
+
+/// One statement of a batch, owned (it runs on a blocking thread).
+type Owned = (String, Option<String>);
+
+/// Runs every statement in the open transaction, each after the digest of the rows it touches.
+fn run_batch(
+    conn: &Connection,
+    batch: &[Owned],
+    limits: QueryLimits,
+) -> Result<Vec<MutationRun>, DbError> {
+    let mut runs = Vec::with_capacity(batch.len());
+    for (i, (sql, touched)) in batch.iter().enumerate() {
+        let step = || {
+            let touched = match touched {
+                Some(select) => run_rows(conn, select, digest_limits(limits), Reading::Digest)?
+                    .0
+                    .rows_digest(),
+                None => None,
+            };
+            let (returning, affected_rows) = run_rows(conn, sql, limits, Reading::All)?;
+            Ok(MutationRun {
+                affected_rows,
+                returning,
+                committed: false,
+                touched,
+            })
+        };
+        runs.push(step().map_err(|e| in_statement(e, i, batch.len()))?);
+    }
+    Ok(runs)
 }
 
 fn transaction(
     conn: &Connection,
-    sql: &str,
+    batch: &[Owned],
     limits: QueryLimits,
-    finish: Finish,
-) -> Result<MutationRun, DbError> {
+    finish: &Finish,
+) -> Result<Vec<MutationRun>, DbError> {
     bound_length(conn, limits.max_bytes)?;
     conn.execute_batch("BEGIN IMMEDIATE").map_err(map_err)?;
-    let result = run_counted(conn, sql, limits);
-    let commit = matches!(&result, Ok(r) if finish.commits(r.affected_rows));
+    let result = run_batch(conn, batch, limits);
+    let commit = matches!(&result, Ok(runs) if finish.commits(runs));
     let end = if commit { "COMMIT" } else { "ROLLBACK" };
     conn.execute_batch(end).map_err(map_err)?;
-    result.map(|r| MutationRun {
-        committed: commit,
-        ..r
+    result.map(|runs| {
+        runs.into_iter()
+            .map(|r| MutationRun {
+                committed: commit,
+                ..r
+            })
+            .collect()
     })
 }
 
 impl SqliteBackend {
-    /// Executes an approved mutation; commits only when `finish` says so for its count.
+    /// Executes the approved mutations of `batch` in one transaction; commits only when
+    /// `finish` says so for what they touched.
     pub(super) async fn write(
         &self,
-        sql: &str,
+        batch: &[MutationSql<'_>],
         limits: QueryLimits,
         finish: Finish,
-    ) -> Result<MutationRun, DbError> {
+    ) -> Result<Vec<MutationRun>, DbError> {
         let conn = connect_read_write(self)?;
         let interrupt = conn.get_interrupt_handle();
-        let sql = sql.to_string();
+        let batch: Vec<Owned> = batch
+            .iter()
+            .map(|m| (m.sql.to_string(), m.touched.map(str::to_string)))
+            .collect();
         interruptible(
-            limits.timeout,
+            limits.timeout * u32::try_from(batch.len().max(1)).unwrap_or(u32::MAX),
             move || interrupt.interrupt(),
-            move || transaction(&conn, &sql, limits, finish),
+            move || transaction(&conn, &batch, limits, &finish),
         )
         .await
         .map_err(|e| explain(e, limits.max_bytes))

@@ -271,7 +271,7 @@ pub fn check_fetch_url(url: &str) -> Result<(), String> {
     }
 }
 
-fn is_loopback_host(host: &str) -> bool {
+pub(crate) fn is_loopback_host(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     host.eq_ignore_ascii_case("localhost")
         || bare
@@ -281,7 +281,7 @@ fn is_loopback_host(host: &str) -> bool {
 
 /// The HTTPS client: rustls with the ring provider and the webpki roots (as the PostgreSQL
 /// backend's TLS), no redirects (a key set is where its URL says), a timeout.
-fn http_client() -> Result<reqwest::Client, String> {
+pub(crate) fn http_client() -> Result<reqwest::Client, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let roots = rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     let tls = rustls::ClientConfig::builder_with_provider(provider)
