@@ -138,11 +138,9 @@ pub fn chinook_sqlite(dir: &Path) -> Option<PathBuf> {
     Some(copy)
 }
 
-/// Until core's `Policy` has `annotations` and `pii` (issue 30, item 1, in another branch), the
-/// draft is checked as TOML text only. COORDINATOR: on merge, remove the `ignore` so that the
-/// draft must parse as a sqlgate policy.
+/// The draft is a policy the server loads: its annotations, relationships and PII categories
+/// parse as core's `Policy` (and validate against the catalog it names).
 #[test]
-#[ignore = "needs core's annotations/pii policy types (issue 30 item 1): un-ignore on merge"]
 fn the_draft_parses_as_a_policy() {
     let dir = tempfile::tempdir().unwrap();
     let Some(db) = chinook_sqlite(dir.path()) else {
