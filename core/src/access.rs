@@ -125,6 +125,8 @@ pub struct AccessPolicy {
     deny: Vec<Pattern>,
     columns: Vec<ColumnRule>,
     catalog: Option<CatalogIndex>,
+    /// Some column rule masks (computed once: every check asks).
+    masks: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -198,6 +200,7 @@ impl AccessPolicy {
             .catalog
             .as_ref()
             .map(|c| CatalogIndex::new(c, dialect));
+        let masks = columns.iter().any(|r| r.why.mask().is_some());
         Ok(AccessPolicy {
             dialect,
             allow_system_catalogs: policy.allow_system_catalogs,
@@ -205,6 +208,7 @@ impl AccessPolicy {
             deny,
             columns,
             catalog,
+            masks,
         })
     }
 
@@ -400,13 +404,14 @@ impl AccessPolicy {
     pub fn for_row_filters(&self) -> AccessPolicy {
         let mut out = self.clone();
         out.columns.retain(|r| r.why.mask().is_none());
+        out.masks = false;
         out
     }
 
     /// True when some column is masked: the walker then looks for masked columns in the
     /// outermost select list.
     pub fn has_masks(&self) -> bool {
-        self.columns.iter().any(|r| r.why.mask().is_some())
+        self.masks
     }
 
     /// Names as stored by the engine, compared the way the dialect compares quoted names.

@@ -137,6 +137,11 @@ def cases(ok, no):
                policy={"annotations": annotations(),
                        "pii": {"block": ["EMAIL_ADDRESS"], "mask": {"EMAIL_ADDRESS": "redact"}}}),
         ]
+    rows.append(no("SELECT email FROM customer", "pii block: the hint names what may be asked", "column_not_allowed",
+                   policy={**BLOCKED, **CATALOG},
+                   hint="remove `email` from the query; of `customer` you may ask for customer_id, first_name, "
+                        "last_name, country, support_rep_id (phone only masked, as plain columns of the outermost "
+                        "select list)"))
     for sql, name in PG_REFUSED:
         rows.append(no(sql, f"pii mask: {name}", "masked_column", policy=masked("postgres", allow_explain=True)))
     for sql, name in DUCKDB_REFUSED:

@@ -21,22 +21,22 @@ fn instead(table: &ResolvedTable, column: &str) -> String {
         .filter(|(_, why)| why.mask().is_some())
         .map(|(c, _)| table.spelling(c))
         .collect();
-    let mut hint = format!("remove `{column}` from the query");
-    if !open.is_empty() {
-        hint.push_str(&format!(
-            "; `{}` may be asked for {}",
-            table.display,
-            open.join(", ")
-        ));
-    }
-    if !masked.is_empty() {
-        hint.push_str(&format!(
-            "{} (and, masked, for {} in the outermost select list)",
-            if open.is_empty() { ";" } else { "" },
-            masked.join(", ")
-        ));
-    }
-    hint
+    let masked = match masked.as_slice() {
+        [] => String::new(),
+        some => format!(
+            " ({} only masked, as plain columns of the outermost select list)",
+            some.join(", ")
+        ),
+    };
+    let open = match table.columns {
+        Some(_) if open.is_empty() => return format!("remove `{column}` from the query{masked}"),
+        Some(_) => open.join(", "),
+        None => "its other columns".to_string(),
+    };
+    format!(
+        "remove `{column}` from the query; of `{}` you may ask for {open}{masked}",
+        table.display
+    )
 }
 
 /// A column tagged with a category `pii.block` refuses.
