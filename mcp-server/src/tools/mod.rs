@@ -1,4 +1,4 @@
-//! The MCP server: nine tools (`list_tables`, `describe_table`, `validate_query`, `run_query`,
+//! The MCP server: ten tools (`list_schemas`, `list_tables`, `describe_table`, `validate_query`, `run_query`,
 //! `run_mutation` and `run_mutations` in a write mode, `approval_status` with an external
 //! approver, `audit_verify`, `server_info`) and one per published query ([`published_query`])
 //! over an [`Engine`], with output schemas, structured content, a text rendering and the MCP
@@ -17,8 +17,10 @@ pub mod caller;
 pub mod describe_table;
 pub mod external_approval;
 pub mod instructions;
+pub mod list_schemas;
 pub mod list_tables;
 mod listing;
+pub mod meaning;
 pub mod mutation_flow;
 pub mod mutation_output;
 pub mod prompts;
@@ -27,6 +29,7 @@ pub mod result;
 pub mod run_mutation;
 pub mod run_mutations;
 pub mod run_query;
+pub mod schema_output;
 pub mod server_info;
 pub mod text;
 pub mod touched;
@@ -48,15 +51,16 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::audit::{Audit, AuditRecord, Decision};
-use crate::backend::TableDetail;
 use crate::gate::error::ToolError;
-use crate::gate::{Engine, ListTablesOutput, RunQueryOutput, ValidateOutput};
+use crate::gate::{Engine, RunQueryOutput, ValidateOutput};
 use crate::tools::caller::{caller_of, Caller};
 use crate::tools::mutation_output::RunMutationOutput;
 use crate::tools::run_mutation::asking;
+use crate::tools::schema_output::{ListTablesOutput, TableDescription};
 pub use args::SqlArgs;
 pub use describe_table::DescribeTableArgs;
 pub use instructions::instructions;
+pub use list_tables::ListTablesArgs;
 pub use run_mutation::MutationArgs;
 pub use server_info::{AuditInfo, ChainInfo, ServerInfoOutput};
 
@@ -88,8 +92,10 @@ impl SqlGateServer {
     /// A server over `engine`, auditing to `audit`.
     pub fn new(engine: Arc<Engine>, audit: Audit) -> Self {
         let instructions = Arc::new(instructions(&engine));
-        let mut tool_router =
-            Self::tool_router() + Self::mutations_router() + Self::status_router();
+        let mut tool_router = Self::tool_router()
+            + Self::schema_router()
+            + Self::mutations_router()
+            + Self::status_router();
         // The mutation tools exist only in a write mode: a read-only server does not list them;
         // approval_status only with an external approver to follow.
         if !engine.mode().writes() {
@@ -122,11 +128,14 @@ impl SqlGateServer {
 
     /// Every tool this server can publish.
     pub fn all_tool_names() -> Vec<String> {
-        (Self::tool_router() + Self::mutations_router() + Self::status_router())
-            .list_all()
-            .into_iter()
-            .map(|t| t.name.to_string())
-            .collect()
+        (Self::tool_router()
+            + Self::schema_router()
+            + Self::mutations_router()
+            + Self::status_router())
+        .list_all()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
     }
 
     /// The engine serving this call: the session's, or the one for the variables and mode the
@@ -232,7 +241,7 @@ impl SqlGateServer {
     /// Lists the tables and views the policy allows.
     #[tool(
         name = "list_tables",
-        description = "List the tables and views you may query: schema, name, kind, estimated rows, comment. Start here.",
+        description = "List the tables and views you may query (optionally of one `schema`): schema, name, kind, estimated rows, comment, display_name, description, synonyms, row_filtered. Start here.",
         annotations(
             title = "List tables",
             read_only_hint = true,
@@ -244,11 +253,12 @@ impl SqlGateServer {
     )]
     pub async fn list_tables(
         &self,
+        Parameters(args): Parameters<ListTablesArgs>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
         let (rec, result) = match self.engine_for(&ctx, "list_tables") {
-            Ok(engine) => list_tables::handle(&engine).await,
+            Ok(engine) => list_tables::handle(&engine, &args).await,
             Err(refused) => *refused,
         };
         self.audited(&ctx, rec, start, result).await
@@ -257,7 +267,7 @@ impl SqlGateServer {
     /// Describes one table.
     #[tool(
         name = "describe_table",
-        description = "Describe one table: columns (name, type, nullable, default, comment, protected), primary key, foreign keys in both directions. Protected columns cannot be queried.",
+        description = "Describe one table: its display_name, description, synonyms, row_filtered; columns (name, type, nullable, default, description, synonyms, primary_key_ordinal, pii category, mask, blocked, protected); relationships with cardinality and direction. Protected columns cannot be queried; masked ones only selected as plain columns.",
         annotations(
             title = "Describe table",
             read_only_hint = true,
@@ -265,7 +275,7 @@ impl SqlGateServer {
             idempotent_hint = true,
             open_world_hint = false
         ),
-        output_schema = schema_for_output::<TableDetail>()
+        output_schema = schema_for_output::<TableDescription>()
     )]
     pub async fn describe_table(
         &self,
