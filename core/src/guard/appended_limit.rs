@@ -1,67 +1,93 @@
-//! The read whose cap is appended as `LIMIT n`, parsed with the cap already in place: the
-//! parser then reads exactly the tokens of the SQL the guard returns, and the self-check can
-//! prove the round trip without a second parse (ARCHITECTURE.md, "Self-check").
+//! The guessed path of a read: parsed without its trailing `;`s and, when it has no limit of its
+//! own, with its cap already appended as `LIMIT n`, so that the parser reads exactly the tokens
+//! of the SQL the guard returns and the self-check can prove the round trip without a second
+//! parse (ARCHITECTURE.md, "Self-check").
 
 use sqlparser::ast::{Expr, LimitClause, Statement, Value};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Whitespace};
 
-use super::{Checked, Guard, Steps};
+use super::{mentions, Checked, Guard, Steps};
 use crate::class::{statement_class, QueryClass};
 use crate::error::GuardError;
 use crate::parse::{is_trivia, parse_prepared_keeping_tokens, prepare};
 use crate::rows::Form;
 use crate::verdict::Rejection;
 
+/// How a read's tokens are parsed on the guessed path.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Guess {
+    /// The cap, to append as `LIMIT cap`: the read has no limit of its own.
+    append: Option<u64>,
+}
+
 impl Guard {
-    /// True when `tokens` (one statement) read like a query that will get the cap appended:
-    /// it starts like a query, and no word of it is LIMIT, OFFSET, FETCH or TOP (a limit of its
-    /// own, which the cap keeps or clamps in place), nor is there a `;` or a comment; and the
-    /// dialect caps with LIMIT.
-    pub(super) fn may_append_limit(&self, tokens: &[TokenWithSpan]) -> bool {
-        if self.policy.dialect.limits_rows_with_top_or_fetch() {
-            return false;
-        }
+    /// The guess for `tokens` (one statement) of a read capped at `cap`, when they read like a
+    /// query: they start with SELECT or WITH, hold no comment, and a `;` only at the end. The
+    /// cap is appended when no word outside parentheses is LIMIT, OFFSET, FETCH or TOP (a limit
+    /// of its own, which the cap keeps or clamps in place) and the dialect caps with LIMIT.
+    pub(super) fn guess(&self, tokens: &[TokenWithSpan], cap: Option<u64>) -> Option<Guess> {
         let mut meaningful = tokens.iter().filter(|t| !is_trivia(&t.token));
         let starts_like_a_query = matches!(
             meaningful.next().map(|t| &t.token),
             Some(Token::Word(w)) if matches!(w.keyword, Keyword::SELECT | Keyword::WITH)
         );
-        starts_like_a_query
-            && tokens.iter().all(|t| match &t.token {
-                Token::Word(w) => !matches!(
-                    w.keyword,
-                    Keyword::LIMIT | Keyword::OFFSET | Keyword::FETCH | Keyword::TOP
-                ),
-                Token::SemiColon => false,
-                Token::Whitespace(w) => !matches!(
-                    w,
-                    Whitespace::SingleLineComment { .. } | Whitespace::MultiLineComment(_)
-                ),
-                _ => true,
-            })
+        if !starts_like_a_query {
+            return None;
+        }
+        let (mut own_limit, mut ended, mut depth) = (false, false, 0usize);
+        for t in tokens {
+            match &t.token {
+                Token::LParen if !ended => depth += 1,
+                Token::RParen if !ended => depth = depth.saturating_sub(1),
+                Token::Whitespace(
+                    Whitespace::SingleLineComment { .. } | Whitespace::MultiLineComment(_),
+                ) => return None,
+                Token::Whitespace(_) | Token::EOF => {}
+                Token::SemiColon => ended = true,
+                _ if ended => return None,
+                Token::Word(w) if depth == 0 => {
+                    own_limit |= matches!(
+                        w.keyword,
+                        Keyword::LIMIT | Keyword::OFFSET | Keyword::FETCH | Keyword::TOP
+                    );
+                }
+                _ => {}
+            }
+        }
+        let caps_with_limit = !self.policy.dialect.limits_rows_with_top_or_fetch();
+        Some(Guess {
+            append: cap.filter(|_| !own_limit && caps_with_limit),
+        })
     }
 
-    /// The pass over a query parsed as `tokens` followed by `LIMIT cap`. The query is checked
-    /// without that clause (what the user sent: the validation never sees the cap, as on the
-    /// usual path) and the cap then injects the very same clause again. The parser read the
-    /// tokens of the SQL returned, so the self-check's shortcut applies.
+    /// The pass over a read parsed without its trailing `;`s and, when `guess` says so, with
+    /// ` LIMIT cap` appended to its tokens. An appended clause is taken off again before the
+    /// check (which never sees the cap, as on the usual path) and the cap then injects the very
+    /// same clause: the tree is then the one the parser built from the tokens it read, so the
+    /// self-check's shortcut applies to it as to any read the check left as parsed.
     ///
     /// `None` when the guess does not hold (the parse fails, the clause did not end up as the
     /// query's own limit, or the check refuses): the caller then takes the usual path, whose
     /// answer (and refusal) is the reference.
-    pub(super) fn with_appended_limit<T, C, R, U>(
+    pub(super) fn run_guessed<T, C, R, U>(
         &self,
         mut tokens: Vec<TokenWithSpan>,
-        cap: u64,
+        guess: Guess,
         steps: &Steps<C, R, U>,
     ) -> Option<Result<Checked<T>, Rejection>>
     where
         C: Fn(&mut Statement, QueryClass) -> Result<T, GuardError>,
         R: Fn(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
+        U: Fn(&T) -> bool,
     {
         let dialect = self.policy.dialect;
-        append_limit(&mut tokens, cap);
+        if let Some(end) = tokens.iter().position(|t| t.token == Token::SemiColon) {
+            tokens.truncate(end);
+        }
+        if let Some(cap) = guess.append {
+            append_limit(&mut tokens, cap);
+        }
         let tokens = prepare(tokens, dialect).ok()?;
         let (statements, read_from) =
             parse_prepared_keeping_tokens(tokens, dialect, self.policy.max_depth);
@@ -69,21 +95,26 @@ impl Guard {
             Ok([statement]) => statement,
             Err(_) => return None,
         };
-        let expected = Some(limit_clause(cap));
-        let Statement::Query(query) = &mut statement else {
-            return None;
-        };
-        if query.limit_clause != expected || query.fetch.is_some() {
-            return None;
+        let expected = guess.append.map(limit_clause);
+        if let Some(expected) = &expected {
+            let Statement::Query(query) = &mut statement else {
+                return None;
+            };
+            if query.limit_clause.as_ref() != Some(expected) || query.fetch.is_some() {
+                return None;
+            }
+            query.limit_clause = None;
         }
-        query.limit_clause = None;
         let class = statement_class(&statement);
         let found = (steps.check)(&mut statement, class).ok()?;
-        let Statement::Query(query) = &statement else {
-            return None;
+        let as_parsed = match (&expected, &statement) {
+            // The cap went in as the clause parsed.
+            (Some(expected), Statement::Query(query)) => {
+                query.limit_clause.as_ref() == Some(expected) && query.fetch.is_none()
+            }
+            (Some(_), _) => false,
+            (None, _) => (steps.untouched)(&found) && !mentions(&read_from, Keyword::TOP),
         };
-        // The cap went in as the clause parsed: the tree is the one the parser built.
-        let as_parsed = query.limit_clause == expected && query.fetch.is_none();
         let read_from = as_parsed.then_some(read_from.as_slice());
         Some(self.finish(statement, class, found, read_from, steps))
     }

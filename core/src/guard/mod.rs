@@ -72,9 +72,8 @@ impl Entry {
 struct Steps<C, R, U> {
     /// Which entry point this is.
     entry: Entry,
-    /// The row cap a read gets appended as `LIMIT n` when it has none: the pipeline may then
-    /// parse the query with the cap already appended (`appended_limit.rs`). `None` for entries
-    /// that append no cap.
+    /// The row cap of a read, appended as `LIMIT n` when it has none: a read may be parsed with
+    /// the cap already appended (`appended_limit.rs`).
     append_limit: Option<u64>,
     /// Validates (and may rewrite) the one statement.
     check: C,
@@ -331,9 +330,11 @@ impl Guard {
     {
         let dialect = self.policy.dialect;
         let (token_count, separator) = count_statements(&tokens);
-        let cap = steps.append_limit.filter(|_| token_count == 1);
-        let tokens = match cap.filter(|_| self.may_append_limit(&tokens)) {
-            Some(cap) => match self.with_appended_limit(tokens, cap, steps) {
+        let guess = (steps.entry == Entry::Read && token_count == 1)
+            .then(|| self.guess(&tokens, steps.append_limit))
+            .flatten();
+        let tokens = match guess {
+            Some(guess) => match self.run_guessed(tokens, guess, steps) {
                 Some(checked) => return checked,
                 // The guess did not hold: the usual way, from the same tokens again.
                 None => tokenize(sql, dialect).map_err(reject(QueryClass::Unknown, 0))?,
