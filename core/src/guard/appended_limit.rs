@@ -14,6 +14,10 @@ use crate::parse::{is_trivia, parse_prepared_keeping_tokens, prepare};
 use crate::rows::Form;
 use crate::verdict::Rejection;
 
+/// The most tokens (whitespace included) a read may have to take the guessed path: a few
+/// milliseconds of parsing at most, were the guess to fail and the usual path parse again.
+const GUESS_MAX_TOKENS: usize = 4096;
+
 /// How a read's tokens are parsed on the guessed path.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Guess {
@@ -27,6 +31,11 @@ impl Guard {
     /// cap is appended when no word outside parentheses is LIMIT, OFFSET, FETCH or TOP (a limit
     /// of its own, which the cap keeps or clamps in place) and the dialect caps with LIMIT.
     pub(super) fn guess(&self, tokens: &[TokenWithSpan], cap: Option<u64>) -> Option<Guess> {
+        // A guess that fails costs a second parse: only where that stays cheap (the worst-case
+        // bound of BENCHMARKS.md is for the largest inputs).
+        if tokens.len() > GUESS_MAX_TOKENS {
+            return None;
+        }
         let mut meaningful = tokens.iter().filter(|t| !is_trivia(&t.token));
         let starts_like_a_query = matches!(
             meaningful.next().map(|t| &t.token),
