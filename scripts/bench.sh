@@ -68,6 +68,17 @@ timing_binary() {
     echo "$name"
 }
 
+# slowest N: of the worst_case example's lines, its verdict line and the N slowest shapes.
+slowest() {
+    python3 -c '
+import re, sys
+lines = sys.stdin.read().splitlines()
+timed = [l for l in lines if re.search(r"\s[0-9.]+ ms\s", l) and not l.startswith("slowest")]
+timed.sort(key=lambda l: -float(re.search(r"\s([0-9.]+) ms\s", l).group(1)))
+print("\n".join(timed[: int(sys.argv[1])] + [l for l in lines if l.startswith("slowest")]))
+' "$1"
+}
+
 median_of() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["median_us"])'; }
 
 section_core() {
@@ -125,7 +136,7 @@ section_worst() {
         for features in "" "--features mimalloc"; do
             echo '```text'
             # shellcheck disable=SC2086
-            cargo run -q --release -p sqlgate $features --example worst_case 2>&1 | tail -n 12
+            cargo run -q --release -p sqlgate $features --example worst_case 2>&1 | slowest 8
             echo '```'
         done
     } >"$out"
