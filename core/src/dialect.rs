@@ -63,31 +63,61 @@ impl Dialect {
     /// The sqlparser dialect used to tokenize and parse: the built-in one, wrapped to read the
     /// constructs this dialect's engine accepts and sqlparser does not (see
     /// [`crate::sql_dialect`]).
-    pub(crate) fn parser_dialect(self) -> Box<dyn sp::Dialect> {
-        use crate::sql_dialect::{Extensions, SqlgateDialect};
-        // Checked on the engines: PostgreSQL 15 reads all three; DuckDB reads `TABLE t` and
-        // BETWEEN ASYMMETRIC but not SYMMETRIC; MySQL 8.0.19+ reads `TABLE t`. ANSI and generic
-        // follow the standard.
+    ///
+    /// One static per dialect: the tokenizer and the parser borrow it, so a check allocates no
+    /// dialect.
+    pub(crate) fn parser_dialect(self) -> &'static dyn sp::Dialect {
+        use crate::sql_dialect::SqlgateDialect as W;
+        static POSTGRES: W<sp::PostgreSqlDialect> =
+            W::new(sp::PostgreSqlDialect {}, Dialect::Postgres.extensions());
+        static MYSQL: W<sp::MySqlDialect> =
+            W::new(sp::MySqlDialect {}, Dialect::Mysql.extensions());
+        static SQLITE: W<sp::SQLiteDialect> =
+            W::new(sp::SQLiteDialect {}, Dialect::Sqlite.extensions());
+        static MSSQL: W<sp::MsSqlDialect> =
+            W::new(sp::MsSqlDialect {}, Dialect::Mssql.extensions());
+        static DUCKDB: W<sp::DuckDbDialect> =
+            W::new(sp::DuckDbDialect {}, Dialect::Duckdb.extensions());
+        static SNOWFLAKE: W<sp::SnowflakeDialect> =
+            W::new(sp::SnowflakeDialect {}, Dialect::Snowflake.extensions());
+        static BIGQUERY: W<sp::BigQueryDialect> =
+            W::new(sp::BigQueryDialect {}, Dialect::Bigquery.extensions());
+        static REDSHIFT: W<sp::RedshiftSqlDialect> =
+            W::new(sp::RedshiftSqlDialect {}, Dialect::Redshift.extensions());
+        static CLICKHOUSE: W<sp::ClickHouseDialect> =
+            W::new(sp::ClickHouseDialect {}, Dialect::Clickhouse.extensions());
+        static DATABRICKS: W<sp::DatabricksDialect> =
+            W::new(sp::DatabricksDialect {}, Dialect::Databricks.extensions());
+        static HIVE: W<sp::HiveDialect> = W::new(sp::HiveDialect {}, Dialect::Hive.extensions());
+        static ANSI: W<sp::AnsiDialect> = W::new(sp::AnsiDialect {}, Dialect::Ansi.extensions());
+        static GENERIC: W<sp::GenericDialect> =
+            W::new(sp::GenericDialect {}, Dialect::Generic.extensions());
+        match self {
+            Dialect::Postgres => &POSTGRES,
+            Dialect::Mysql => &MYSQL,
+            Dialect::Sqlite => &SQLITE,
+            Dialect::Mssql => &MSSQL,
+            Dialect::Duckdb => &DUCKDB,
+            Dialect::Snowflake => &SNOWFLAKE,
+            Dialect::Bigquery => &BIGQUERY,
+            Dialect::Redshift => &REDSHIFT,
+            Dialect::Clickhouse => &CLICKHOUSE,
+            Dialect::Databricks => &DATABRICKS,
+            Dialect::Hive => &HIVE,
+            Dialect::Ansi => &ANSI,
+            Dialect::Generic => &GENERIC,
+        }
+    }
+
+    /// The constructs sqlgate's parser dialect reads beyond the built-in one's. Checked on the
+    /// engines: PostgreSQL 15 reads all three; DuckDB reads `TABLE t` and BETWEEN ASYMMETRIC but
+    /// not SYMMETRIC; MySQL 8.0.19+ reads `TABLE t`. ANSI and generic follow the standard.
+    const fn extensions(self) -> crate::sql_dialect::Extensions {
         let pg_like = matches!(self, Dialect::Postgres | Dialect::Ansi | Dialect::Generic);
-        let x = Extensions {
+        crate::sql_dialect::Extensions {
             table_statement: pg_like || matches!(self, Dialect::Mysql | Dialect::Duckdb),
             between_symmetric: pg_like,
-            between_asymmetric: pg_like || self == Dialect::Duckdb,
-        };
-        match self {
-            Dialect::Postgres => Box::new(SqlgateDialect::new(sp::PostgreSqlDialect {}, x)),
-            Dialect::Mysql => Box::new(SqlgateDialect::new(sp::MySqlDialect {}, x)),
-            Dialect::Sqlite => Box::new(SqlgateDialect::new(sp::SQLiteDialect {}, x)),
-            Dialect::Mssql => Box::new(SqlgateDialect::new(sp::MsSqlDialect {}, x)),
-            Dialect::Duckdb => Box::new(SqlgateDialect::new(sp::DuckDbDialect {}, x)),
-            Dialect::Snowflake => Box::new(SqlgateDialect::new(sp::SnowflakeDialect {}, x)),
-            Dialect::Bigquery => Box::new(SqlgateDialect::new(sp::BigQueryDialect {}, x)),
-            Dialect::Redshift => Box::new(SqlgateDialect::new(sp::RedshiftSqlDialect {}, x)),
-            Dialect::Clickhouse => Box::new(SqlgateDialect::new(sp::ClickHouseDialect {}, x)),
-            Dialect::Databricks => Box::new(SqlgateDialect::new(sp::DatabricksDialect {}, x)),
-            Dialect::Hive => Box::new(SqlgateDialect::new(sp::HiveDialect {}, x)),
-            Dialect::Ansi => Box::new(SqlgateDialect::new(sp::AnsiDialect {}, x)),
-            Dialect::Generic => Box::new(SqlgateDialect::new(sp::GenericDialect {}, x)),
+            between_asymmetric: pg_like || matches!(self, Dialect::Duckdb),
         }
     }
 
@@ -377,7 +407,7 @@ mod tests {
             ] {
                 let quoted = dialect.quote_identifier(name);
                 let parser_dialect = dialect.parser_dialect();
-                let tokens = Tokenizer::new(parser_dialect.as_ref(), &quoted)
+                let tokens = Tokenizer::new(parser_dialect, &quoted)
                     .tokenize()
                     .unwrap_or_default();
                 assert!(

@@ -1,7 +1,10 @@
 //! The guard: one policy compiled once, checking payloads through the whole pipeline.
 
 use sqlparser::ast::Statement;
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
+mod appended_limit;
 mod classify;
 mod mutation;
 mod read;
@@ -16,12 +19,12 @@ use crate::class::{class_of_unparsed, statement_class, QueryClass};
 use crate::dialect::Dialect;
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::functions::FunctionPolicy;
-use crate::parse::{count_statements, parse_tokens, tokenize};
+use crate::parse::{count_statements, parse_prepared_keeping_tokens, prepare, tokenize};
 use crate::policy::{Policy, PolicyError};
 use crate::precheck::{check_nul, check_size, check_token_count, check_tokens};
 use crate::rows::{Form, RowFilters, Vars};
 use crate::validate::Context;
-use crate::verdict::{Approved, Rejection, Verdict};
+use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 use crate::writes::WritePolicy;
 
 /// Stack kept free for the pipeline, plus a budget per token: a tree is at most one level per
@@ -31,7 +34,7 @@ const BASE_STACK: usize = 256 * 1024;
 const STACK_PER_TOKEN: usize = if cfg!(debug_assertions) { 8192 } else { 4096 };
 
 /// The stack to reserve for a pipeline pass over `tokens`.
-fn stack_for(tokens: &[sqlparser::tokenizer::TokenWithSpan]) -> usize {
+fn stack_for(tokens: &[TokenWithSpan]) -> usize {
     let meaningful = tokens
         .iter()
         .filter(|t| !crate::parse::is_trivia(&t.token))
@@ -63,6 +66,28 @@ impl Entry {
             (Entry::Mutation, _) => "send one INSERT, UPDATE, DELETE or MERGE at a time",
         }
     }
+}
+
+/// What an entry point runs inside the pipeline ([`Guard::run`]).
+struct Steps<C, R, U> {
+    /// Which entry point this is.
+    entry: Entry,
+    /// The row cap of a read, appended as `LIMIT n` when it has none: a read may be parsed with
+    /// the cap already appended (`appended_limit.rs`).
+    append_limit: Option<u64>,
+    /// Validates (and may rewrite) the one statement.
+    check: C,
+    /// Rewrites the checked statement after its self-check (row filters).
+    rewrite: R,
+    /// True when `check` left the statement exactly as parsed.
+    untouched: U,
+}
+
+/// True when a word of `tokens` is `keyword` (quoted or not).
+fn mentions(tokens: &[TokenWithSpan], keyword: Keyword) -> bool {
+    tokens
+        .iter()
+        .any(|t| matches!(&t.token, Token::Word(w) if w.keyword == keyword))
 }
 
 /// A statement that passed the pipeline: its regenerated SQL, its class and what `check` found.
@@ -190,9 +215,19 @@ impl Guard {
         }
         let checked = self.run(
             sql,
-            Entry::Read,
-            |statement, class| self.check_statement(statement, class, max_rows),
-            |statement, (analysis, _)| self.filter_rows(statement, analysis, vars),
+            Steps {
+                entry: Entry::Read,
+                append_limit: max_rows,
+                check: |statement: &mut Statement, class| {
+                    self.check_statement(statement, class, max_rows)
+                },
+                rewrite: |statement: &mut Statement, (analysis, _): &mut (_, _)| {
+                    self.filter_rows(statement, analysis, vars)
+                },
+                untouched: |(_, limit): &(_, LimitInfo)| {
+                    matches!(limit.action, LimitAction::None | LimitAction::Kept)
+                },
+            },
         )?;
         let (analysis, limit) = checked.found;
         Ok(Approved {
@@ -273,13 +308,12 @@ impl Guard {
 
     /// One pass of the pipeline, on a stack sized for the input: pre-checks, parsing, one
     /// statement, `check` (which validates and may rewrite it), regeneration and the self-check.
-    fn run<T>(
-        &self,
-        sql: &str,
-        entry: Entry,
-        check: impl FnOnce(&mut Statement, QueryClass) -> Result<T, GuardError>,
-        rewrite: impl FnOnce(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
-    ) -> Result<Checked<T>, Rejection> {
+    fn run<T, C, R, U>(&self, sql: &str, steps: Steps<C, R, U>) -> Result<Checked<T>, Rejection>
+    where
+        C: Fn(&mut Statement, QueryClass) -> Result<T, GuardError>,
+        R: Fn(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
+        U: Fn(&T) -> bool,
+    {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
         let tokens = tokenize(sql, self.policy.dialect).map_err(reject(QueryClass::Unknown, 0))?;
@@ -288,23 +322,37 @@ impl Guard {
         check_tokens(&tokens, &self.policy).map_err(reject(QueryClass::Unknown, 0))?;
         let stack = stack_for(&tokens);
         // Parsing, analysis, printing and dropping the tree all happen on this stack.
-        stacker::maybe_grow(stack, stack, || {
-            self.run_on_stack(sql, tokens, entry, check, rewrite)
-        })
+        stacker::maybe_grow(stack, stack, || self.run_on_stack(sql, tokens, &steps))
     }
 
-    fn run_on_stack<T>(
+    fn run_on_stack<T, C, R, U>(
         &self,
         sql: &str,
-        tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
-        entry: Entry,
-        check: impl FnOnce(&mut Statement, QueryClass) -> Result<T, GuardError>,
-        rewrite: impl FnOnce(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
-    ) -> Result<Checked<T>, Rejection> {
+        tokens: Vec<TokenWithSpan>,
+        steps: &Steps<C, R, U>,
+    ) -> Result<Checked<T>, Rejection>
+    where
+        C: Fn(&mut Statement, QueryClass) -> Result<T, GuardError>,
+        R: Fn(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
+        U: Fn(&T) -> bool,
+    {
         let dialect = self.policy.dialect;
         let (token_count, separator) = count_statements(&tokens);
-        let statements = parse_tokens(tokens, dialect, self.policy.max_depth)
-            .map_err(|error| self.unparsed(sql, error, token_count))?;
+        let guess = (steps.entry == Entry::Read && token_count == 1)
+            .then(|| self.guess(&tokens, steps.append_limit))
+            .flatten();
+        let tokens = match guess {
+            Some(guess) => match self.run_guessed(tokens, guess, steps) {
+                Some(checked) => return checked,
+                // The guess did not hold: the usual way, from the same tokens again.
+                None => tokenize(sql, dialect).map_err(reject(QueryClass::Unknown, 0))?,
+            },
+            None => tokens,
+        };
+        let tokens = prepare(tokens, dialect).map_err(|e| self.unparsed(sql, e, token_count))?;
+        let (statements, read_from) =
+            parse_prepared_keeping_tokens(tokens, dialect, self.policy.max_depth);
+        let statements = statements.map_err(|error| self.unparsed(sql, error, token_count))?;
         let class = statements
             .iter()
             .map(statement_class)
@@ -319,10 +367,10 @@ impl Guard {
                     Stage::Validate,
                     format!(
                         "{count} statements found; only one {} may run at a time",
-                        entry.noun()
+                        steps.entry.noun()
                     ),
                 )
-                .with_hint(entry.one_at_a_time(class))
+                .with_hint(steps.entry.one_at_a_time(class))
                 .at(separator),
             ));
         }
@@ -333,7 +381,28 @@ impl Guard {
                 "no SQL statement found",
             )));
         };
-        let mut found = check(&mut statement, class).map_err(rejected)?;
+        let found = (steps.check)(&mut statement, class).map_err(rejected)?;
+        // A TOP is rewritten even when kept (`limit.rs`): only then is "kept" not "untouched".
+        let untouched = (steps.untouched)(&found) && !mentions(&read_from, Keyword::TOP);
+        let read_from = untouched.then_some(read_from.as_slice());
+        self.finish(statement, class, found, read_from, steps)
+    }
+
+    /// Regeneration, the self-check and the row filters: the end of a pass whose `statement`
+    /// passed `check` with `found`. `read_from` is the token stream the parser read to build
+    /// `statement`, when `check` left it as parsed (the self-check may then skip its parse).
+    fn finish<T, C, R, U>(
+        &self,
+        mut statement: Statement,
+        class: QueryClass,
+        mut found: T,
+        read_from: Option<&[TokenWithSpan]>,
+        steps: &Steps<C, R, U>,
+    ) -> Result<Checked<T>, Rejection>
+    where
+        R: Fn(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
+    {
+        let rejected = reject(class, 1);
         let not_faithful = |detail: String| {
             rejected(
                 GuardError::new(
@@ -345,16 +414,17 @@ impl Guard {
             )
         };
         let mut sql = statement.to_string();
-        self.self_check(&sql, &statement).map_err(not_faithful)?;
+        self.self_check(&sql, &statement, read_from)
+            .map_err(not_faithful)?;
         // Row filters, on the tree just checked (ARCHITECTURE.md, "Pipeline", step 5): what
         // they insert is verified piece by piece as it is built (`rows/rewrite.rs`); debug
         // builds (every test and fuzz run) re-check the whole result as well: against the tree,
         // or, where the rewrite inserted printed text, that it parses back and prints the same.
-        if let Some(form) = rewrite(&mut statement, &mut found).map_err(rejected)? {
+        if let Some(form) = (steps.rewrite)(&mut statement, &mut found).map_err(rejected)? {
             sql = statement.to_string();
             if cfg!(debug_assertions) {
                 match form {
-                    Form::Tree => self.self_check(&sql, &statement),
+                    Form::Tree => self.self_check(&sql, &statement, None),
                     Form::Text => self.reprint_check(&sql),
                 }
                 .map_err(not_faithful)?;

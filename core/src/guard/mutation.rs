@@ -3,7 +3,7 @@
 
 use sqlparser::ast::{FromTable, ObjectNamePart, SetExpr, Statement, TableFactor};
 
-use super::{location_of, Entry, Guard};
+use super::{location_of, Entry, Guard, Steps};
 use crate::class::QueryClass;
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::rows::{
@@ -38,9 +38,18 @@ impl Guard {
     ) -> Result<ApprovedMutation, Rejection> {
         let checked = self.run(
             sql,
-            Entry::Mutation,
-            |statement, class| self.check_mutation_statement(statement, class),
-            |statement, found| self.filter_mutation(statement, found, vars),
+            Steps {
+                entry: Entry::Mutation,
+                append_limit: None,
+                check: |statement: &mut Statement, class| {
+                    self.check_mutation_statement(statement, class)
+                },
+                rewrite: |statement: &mut Statement, found: &mut _| {
+                    self.filter_mutation(statement, found, vars)
+                },
+                // Not tracked: a mutation always takes the self-check's full parse.
+                untouched: |_: &_| false,
+            },
         )?;
         let found = checked.found;
         Ok(ApprovedMutation {

@@ -2,10 +2,11 @@
 //! parse back into that very tree, so that what runs is what was checked.
 
 use sqlparser::ast::Statement;
+use sqlparser::tokenizer::TokenWithSpan;
 
 use super::{stack_for, Guard};
 use crate::error::GuardError;
-use crate::parse::{count_statements, parse_tokens, tokenize};
+use crate::parse::{count_statements, parse_prepared, prepare, reads_the_same, tokenize};
 use crate::precheck::{check_nul, check_tokens};
 
 impl Guard {
@@ -14,8 +15,18 @@ impl Guard {
     /// print the same SQL and get the same verdict (class, tables, columns, functions and limit
     /// are functions of the tree), so this is the fixed point (ARCHITECTURE.md, "Pipeline")
     /// without running the validation a second time. Equality ignores only source positions.
-    pub(super) fn self_check(&self, sql: &str, checked: &Statement) -> Result<(), String> {
-        self.reparse_one(sql, |again| {
+    ///
+    /// `read_from`, when given, is the prepared token stream the parser read to build
+    /// `checked`, unchanged since: when `sql` prepares to a stream the parser reads the same
+    /// way ([`reads_the_same`]), the second parse would build `checked` again and is skipped
+    /// (ARCHITECTURE.md, "Self-check"). Debug and fuzzing builds parse anyway and assert that.
+    pub(super) fn self_check(
+        &self,
+        sql: &str,
+        checked: &Statement,
+        read_from: Option<&[TokenWithSpan]>,
+    ) -> Result<(), String> {
+        self.reparse_one(sql, read_from, |again| {
             if again == checked {
                 debug_assert_eq!(again.to_string(), sql, "equal trees printed differently");
                 Ok(())
@@ -29,7 +40,7 @@ impl Guard {
     /// (`rows/printed.rs`), whose tree holds text nodes and so cannot be compared: `sql` must
     /// pass the pre-checks, parse as one statement and print back as itself.
     pub(super) fn reprint_check(&self, sql: &str) -> Result<(), String> {
-        self.reparse_one(sql, |again| {
+        self.reparse_one(sql, None, |again| {
             if again.to_string() == sql {
                 Ok(())
             } else {
@@ -39,11 +50,13 @@ impl Guard {
     }
 
     /// Passes `sql` through the pre-checks and the parser as a second pass, and `judge`s the
-    /// one statement it must hold.
+    /// one statement it must hold; the parse is skipped when the tokens say it would read
+    /// `read_from` again.
     fn reparse_one(
         &self,
         sql: &str,
-        judge: impl FnOnce(&Statement) -> Result<(), String>,
+        read_from: Option<&[TokenWithSpan]>,
+        judge: impl Fn(&Statement) -> Result<(), String>,
     ) -> Result<(), String> {
         let dialect = self.policy.dialect;
         let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
@@ -55,8 +68,29 @@ impl Guard {
             return Err(format!("it reads as {count} statements"));
         }
         let stack = stack_for(&tokens);
+        let tokens = prepare(tokens, dialect).map_err(refused)?;
+        if read_from.is_some_and(|from| reads_the_same(&tokens, from, dialect)) {
+            if cfg!(any(debug_assertions, fuzzing)) {
+                let full = self.parse_and_judge(tokens, stack, judge);
+                assert_eq!(full, Ok(()), "the self-check's shortcut disagrees: {sql}");
+            }
+            return Ok(());
+        }
+        self.parse_and_judge(tokens, stack, judge)
+    }
+
+    /// The second parse of the self-check, on a stack of `stack` bytes.
+    fn parse_and_judge(
+        &self,
+        tokens: Vec<TokenWithSpan>,
+        stack: usize,
+        judge: impl Fn(&Statement) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let dialect = self.policy.dialect;
+        let refused = |e: GuardError| format!("the second pass refused it with {}", e.code);
         stacker::maybe_grow(stack, stack, || {
-            let reparsed = parse_tokens(tokens, dialect, self.policy.max_depth).map_err(refused)?;
+            let reparsed =
+                parse_prepared(tokens, dialect, self.policy.max_depth).map_err(refused)?;
             match reparsed.as_slice() {
                 [again] => judge(again),
                 more => Err(format!("it parses back as {} statements", more.len())),
@@ -69,6 +103,7 @@ impl Guard {
 mod tests {
     use super::*;
     use crate::dialect::Dialect;
+    use crate::parse::parse_tokens;
 
     fn parsed(guard: &Guard, sql: &str) -> Statement {
         let tokens = tokenize(sql, guard.policy.dialect).expect("test SQL tokenizes");
@@ -83,9 +118,27 @@ mod tests {
         let guard = Guard::for_dialect(Dialect::Postgres);
         let checked = parsed(&guard, "SELECT a\n  FROM t WHERE b = 'x' LIMIT 5");
         assert_eq!(
-            guard.self_check("SELECT a FROM t WHERE b = 'x' LIMIT 5", &checked),
+            guard.self_check("SELECT a FROM t WHERE b = 'x' LIMIT 5", &checked, None),
             Ok(())
         );
+    }
+
+    #[test]
+    fn self_check_skips_the_parse_only_when_the_tokens_read_the_same() {
+        let guard = Guard::for_dialect(Dialect::Postgres);
+        let pg = Dialect::Postgres;
+        let source = "SELECT a\n  FROM t WHERE b = 'x' LIMIT 5";
+        let read_from = prepare(tokenize(source, pg).expect("tokenizes"), pg).expect("prepares");
+        let checked = parsed(&guard, source);
+        let same = "SELECT a FROM t WHERE b = 'x' LIMIT 5";
+        assert_eq!(guard.self_check(same, &checked, Some(&read_from)), Ok(()));
+        // Other tokens: the full parse decides, and refuses.
+        let other = guard.self_check(
+            "SELECT a FROM t WHERE b = 'x' LIMIT 6",
+            &checked,
+            Some(&read_from),
+        );
+        assert!(other.is_err_and(|d| d.contains("parses back as")));
     }
 
     #[test]
@@ -99,7 +152,7 @@ mod tests {
             "SELECT a FROM t LIMIT (5)",
         ] {
             let detail = guard
-                .self_check(drifted, &checked)
+                .self_check(drifted, &checked, None)
                 .expect_err("a different tree must not pass");
             assert!(detail.contains("parses back as"), "{drifted}: {detail}");
         }
@@ -110,16 +163,16 @@ mod tests {
         // PostgreSQL reads `/*! ... */` as a comment (MySQL, and sqlparser's MySQL dialect, as SQL).
         let guard = Guard::for_dialect(Dialect::Postgres);
         let checked = parsed(&guard, "SELECT 1");
-        let stacked = guard.self_check("SELECT 1; SELECT 1", &checked);
+        let stacked = guard.self_check("SELECT 1; SELECT 1", &checked, None);
         assert_eq!(stacked, Err("it reads as 2 statements".to_string()));
-        let hidden = guard.self_check("SELECT 1 /*! , 2 */", &checked);
+        let hidden = guard.self_check("SELECT 1 /*! , 2 */", &checked, None);
         assert!(
             hidden
                 .as_ref()
                 .is_err_and(|d| d.contains("unsupported_syntax")),
             "{hidden:?}"
         );
-        let nul = guard.self_check("SELECT 1\0", &checked);
+        let nul = guard.self_check("SELECT 1\0", &checked, None);
         assert!(nul.is_err_and(|d| d.contains("invalid_character")));
     }
 }

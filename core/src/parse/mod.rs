@@ -9,15 +9,17 @@ use crate::dialect::Dialect;
 use crate::error::{ErrorCode, GuardError, Location, Stage};
 
 mod prepare;
+mod same_input;
 mod table_path;
 
 use prepare::prepare_tokens;
+pub(crate) use same_input::reads_the_same;
 pub use table_path::is_table_path;
 
 /// Tokenizes without unescaping, so that literals print back exactly as written.
 pub fn tokenize(sql: &str, dialect: Dialect) -> Result<Vec<TokenWithSpan>, GuardError> {
     let parser_dialect = dialect.parser_dialect();
-    Tokenizer::new(parser_dialect.as_ref(), sql)
+    Tokenizer::new(parser_dialect, sql)
         .with_unescape(false)
         .tokenize_with_location()
         .map_err(|e| {
@@ -76,18 +78,46 @@ pub(crate) fn parse_tokens(
     dialect: Dialect,
     max_depth: usize,
 ) -> Result<Vec<Statement>, GuardError> {
-    let tokens = prepare_tokens(tokens, dialect)?;
+    parse_prepared(prepare(tokens, dialect)?, dialect, max_depth)
+}
+
+/// The token-level work [`parse_tokens`] does before the parser reads the tokens: the stream
+/// returned is exactly what the parser reads.
+pub(crate) fn prepare(
+    tokens: Vec<TokenWithSpan>,
+    dialect: Dialect,
+) -> Result<Vec<TokenWithSpan>, GuardError> {
+    prepare_tokens(tokens, dialect)
+}
+
+/// Parses tokens that went through [`prepare`], with `max_depth` as the recursion limit.
+pub(crate) fn parse_prepared(
+    tokens: Vec<TokenWithSpan>,
+    dialect: Dialect,
+    max_depth: usize,
+) -> Result<Vec<Statement>, GuardError> {
+    parse_prepared_keeping_tokens(tokens, dialect, max_depth).0
+}
+
+/// [`parse_prepared`], handing back the tokens the parser read (it never changes them), for
+/// the self-check to compare with the regenerated SQL's.
+pub(crate) fn parse_prepared_keeping_tokens(
+    tokens: Vec<TokenWithSpan>,
+    dialect: Dialect,
+    max_depth: usize,
+) -> (Result<Vec<Statement>, GuardError>, Vec<TokenWithSpan>) {
     let parser_dialect = dialect.parser_dialect();
     let options = ParserOptions::new()
         .with_trailing_commas(false)
         .with_unescape(false);
-    let mut parser = Parser::new(parser_dialect.as_ref())
+    let mut parser = Parser::new(parser_dialect)
         .with_recursion_limit(max_depth)
         .with_options(options)
         .with_tokens_with_locations(tokens);
-    parser
+    let statements = parser
         .parse_statements()
-        .map_err(|e| parse_error(e, dialect, max_depth))
+        .map_err(|e| parse_error(e, dialect, max_depth));
+    (statements, parser.into_tokens())
 }
 
 fn parse_error(e: ParserError, dialect: Dialect, max_depth: usize) -> GuardError {

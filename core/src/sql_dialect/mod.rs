@@ -50,7 +50,7 @@ pub struct SqlgateDialect<D> {
 
 impl<D: SpDialect> SqlgateDialect<D> {
     /// Wraps `inner`, reading the constructs `extensions` enables.
-    pub fn new(inner: D, extensions: Extensions) -> SqlgateDialect<D> {
+    pub const fn new(inner: D, extensions: Extensions) -> SqlgateDialect<D> {
         SqlgateDialect { inner, extensions }
     }
 }

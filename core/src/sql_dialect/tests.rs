@@ -142,7 +142,7 @@ fn wrapper_parses_like_the_built_in_dialect() {
                     continue;
                 };
                 compared += 1;
-                match parse(wrapped.as_ref(), sql) {
+                match parse(wrapped, sql) {
                     Ok(got) if got == expected => {}
                     Ok(got) => failures.push(format!(
                         "[{dialect}] {sql}\n    built-in: {expected:?}\n    wrapped:  {got:?}"
