@@ -70,8 +70,7 @@ pub(crate) fn mask_sql(column: &str, kind: MaskKind, dialect: Dialect) -> Option
 /// back into the very tree, as the self-check requires).
 fn mask_expr(column: &Expr, kind: MaskKind, dialect: Dialect) -> Result<Expr, GuardError> {
     let text = mask_sql(&column.to_string(), kind, dialect).ok_or_else(lost)?;
-    let parser_dialect = dialect.parser_dialect();
-    Parser::new(parser_dialect.as_ref())
+    Parser::new(dialect.parser_dialect())
         .try_with_sql(&text)
         .and_then(|mut p| p.parse_expr())
         .map_err(|_| lost())
@@ -121,7 +120,7 @@ mod tests {
                 let expr = mask_expr(&column, kind, dialect).expect("parses");
                 let printed = expr.to_string();
                 let parser_dialect = dialect.parser_dialect();
-                let again = Parser::new(parser_dialect.as_ref())
+                let again = Parser::new(parser_dialect)
                     .try_with_sql(&printed)
                     .and_then(|mut p| p.parse_expr())
                     .expect("parses back");

@@ -7,7 +7,7 @@ use sqlparser::ast::{Expr, LimitClause, Statement, Value};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Whitespace};
 
-use super::{mentions, Checked, Guard, Steps};
+use super::{Changes, Checked, Guard, Steps};
 use crate::class::{statement_class, QueryClass};
 use crate::error::GuardError;
 use crate::parse::{is_trivia, parse_prepared_keeping_tokens, prepare};
@@ -88,7 +88,7 @@ impl Guard {
     where
         C: Fn(&mut Statement, QueryClass) -> Result<T, GuardError>,
         R: Fn(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
-        U: Fn(&T) -> bool,
+        U: Fn(&T) -> Changes,
     {
         let dialect = self.policy.dialect;
         if let Some(end) = tokens.iter().position(|t| t.token == Token::SemiColon) {
@@ -119,10 +119,12 @@ impl Guard {
         let as_parsed = match (&expected, &statement) {
             // The cap went in as the clause parsed.
             (Some(expected), Statement::Query(query)) => {
-                query.limit_clause.as_ref() == Some(expected) && query.fetch.is_none()
+                query.limit_clause.as_ref() == Some(expected)
+                    && query.fetch.is_none()
+                    && !(steps.changes)(&found).other
             }
             (Some(_), _) => false,
-            (None, _) => (steps.untouched)(&found) && !mentions(&read_from, Keyword::TOP),
+            (None, _) => (steps.changes)(&found).none(&read_from),
         };
         let read_from = as_parsed.then_some(read_from.as_slice());
         Some(self.finish(statement, class, found, read_from, steps))

@@ -1,8 +1,7 @@
 //! The guard: one policy compiled once, checking payloads through the whole pipeline.
 
 use sqlparser::ast::Statement;
-use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan};
+use sqlparser::tokenizer::TokenWithSpan;
 
 mod appended_limit;
 mod classify;
@@ -10,6 +9,7 @@ mod mutation;
 mod read;
 mod read_access;
 mod self_check;
+mod steps;
 
 pub use classify::classify;
 pub use read_access::ReadAccess;
@@ -26,6 +26,7 @@ use crate::rows::{Form, RowFilters, Vars};
 use crate::validate::Context;
 use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 use crate::writes::WritePolicy;
+use steps::{Changes, Checked, Entry, Steps};
 
 /// Stack kept free for the pipeline, plus a budget per token: a tree is at most one level per
 /// token deep (a 50 000-term `OR` chain parses into a 50 000-deep tree), and printing, visiting
@@ -40,61 +41,6 @@ fn stack_for(tokens: &[TokenWithSpan]) -> usize {
         .filter(|t| !crate::parse::is_trivia(&t.token))
         .count();
     BASE_STACK.saturating_add(meaningful.saturating_mul(STACK_PER_TOKEN))
-}
-
-/// Which entry point a pipeline pass serves: it changes only the wording of shared refusals.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Entry {
-    /// [`Guard::check`]: one read-only query.
-    Read,
-    /// [`Guard::check_mutation`]: one data-modifying statement.
-    Mutation,
-}
-
-impl Entry {
-    fn noun(self) -> &'static str {
-        match self {
-            Entry::Read => "query",
-            Entry::Mutation => "statement",
-        }
-    }
-
-    fn one_at_a_time(self, class: QueryClass) -> &'static str {
-        match (self, class) {
-            (Entry::Read, QueryClass::Select) => "send one query at a time",
-            (Entry::Read, _) => "send the SELECT alone",
-            (Entry::Mutation, _) => "send one INSERT, UPDATE, DELETE or MERGE at a time",
-        }
-    }
-}
-
-/// What an entry point runs inside the pipeline ([`Guard::run`]).
-struct Steps<C, R, U> {
-    /// Which entry point this is.
-    entry: Entry,
-    /// The row cap of a read, appended as `LIMIT n` when it has none: a read may be parsed with
-    /// the cap already appended (`appended_limit.rs`).
-    append_limit: Option<u64>,
-    /// Validates (and may rewrite) the one statement.
-    check: C,
-    /// Rewrites the checked statement after its self-check (row filters).
-    rewrite: R,
-    /// True when `check` left the statement exactly as parsed.
-    untouched: U,
-}
-
-/// True when a word of `tokens` is `keyword` (quoted or not).
-fn mentions(tokens: &[TokenWithSpan], keyword: Keyword) -> bool {
-    tokens
-        .iter()
-        .any(|t| matches!(&t.token, Token::Word(w) if w.keyword == keyword))
-}
-
-/// A statement that passed the pipeline: its regenerated SQL, its class and what `check` found.
-struct Checked<T> {
-    sql: String,
-    class: QueryClass,
-    found: T,
 }
 
 /// A compiled policy. Build it once and share it: it is `Send + Sync` and holds no mutable state.
@@ -224,8 +170,9 @@ impl Guard {
                 rewrite: |statement: &mut Statement, (analysis, _): &mut (_, _)| {
                     self.filter_rows(statement, analysis, vars)
                 },
-                untouched: |(_, limit): &(_, LimitInfo)| {
-                    matches!(limit.action, LimitAction::None | LimitAction::Kept)
+                changes: |(analysis, limit): &(crate::validate::Analysis, LimitInfo)| Changes {
+                    cap: !matches!(limit.action, LimitAction::None | LimitAction::Kept),
+                    other: !analysis.masked.is_empty(),
                 },
             },
         )?;
@@ -312,7 +259,7 @@ impl Guard {
     where
         C: Fn(&mut Statement, QueryClass) -> Result<T, GuardError>,
         R: Fn(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
-        U: Fn(&T) -> bool,
+        U: Fn(&T) -> Changes,
     {
         check_size(sql, self.policy.max_sql_bytes).map_err(reject(QueryClass::Unknown, 0))?;
         check_nul(sql).map_err(reject(QueryClass::Unknown, 0))?;
@@ -334,7 +281,7 @@ impl Guard {
     where
         C: Fn(&mut Statement, QueryClass) -> Result<T, GuardError>,
         R: Fn(&mut Statement, &mut T) -> Result<Option<Form>, GuardError>,
-        U: Fn(&T) -> bool,
+        U: Fn(&T) -> Changes,
     {
         let dialect = self.policy.dialect;
         let (token_count, separator) = count_statements(&tokens);
@@ -382,8 +329,7 @@ impl Guard {
             )));
         };
         let found = (steps.check)(&mut statement, class).map_err(rejected)?;
-        // A TOP is rewritten even when kept (`limit.rs`): only then is "kept" not "untouched".
-        let untouched = (steps.untouched)(&found) && !mentions(&read_from, Keyword::TOP);
+        let untouched = (steps.changes)(&found).none(&read_from);
         let read_from = untouched.then_some(read_from.as_slice());
         self.finish(statement, class, found, read_from, steps)
     }

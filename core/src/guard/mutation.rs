@@ -3,7 +3,7 @@
 
 use sqlparser::ast::{FromTable, ObjectNamePart, SetExpr, Statement, TableFactor};
 
-use super::{location_of, Entry, Guard, Steps};
+use super::{location_of, Changes, Entry, Guard, Steps};
 use crate::class::QueryClass;
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::rows::{
@@ -48,7 +48,10 @@ impl Guard {
                     self.filter_mutation(statement, found, vars)
                 },
                 // Not tracked: a mutation always takes the self-check's full parse.
-                untouched: |_: &_| false,
+                changes: |_: &_| Changes {
+                    cap: true,
+                    other: true,
+                },
             },
         )?;
         let found = checked.found;
