@@ -110,7 +110,7 @@ section_criterion() {
             echo '```text'
             # shellcheck disable=SC2086
             cargo bench -q -p sqlgate --bench check $features 2>/dev/null |
-                grep -E '^(median check|policy overhead|row filters|size )' || true
+                grep -E '^(median check|policy overhead|row filters|annotations|size )' || true
             echo '```'
         done
     } >"$out"
