@@ -5,11 +5,13 @@ use crate::gate::Engine;
 /// Server instructions shown to the model.
 pub fn instructions(engine: &Engine) -> String {
     let mut s = String::from(
-        "sqlgate: read-only SQL access. Call list_tables, then describe_table, then run_query with one \
-         SELECT. Every query is checked by sqlgate before it runs; what runs is the regenerated \
+        "sqlgate: read-only SQL access. Call list_tables (list_schemas first when there are \
+         several schemas), then describe_table, then run_query with one SELECT. Every query is checked by sqlgate before it runs; what runs is the regenerated \
          `executed_sql` with a row cap. A refused query returns isError with `code` and a `hint` \
          that says how to fix it in one turn. Columns marked protected cannot be read; list the \
-         columns you need instead of `*`.",
+         columns you need instead of `*`. describe_table gives each table's and column's meaning \
+         (description, synonyms) and relationships: use them to pick tables and joins; a column \
+         with a `mask` may only be selected as a plain column (its value comes back masked).",
     );
     s.push_str(&format!(
         " Dialect: {}.",
@@ -26,6 +28,15 @@ pub fn instructions(engine: &Engine) -> String {
             " Some tables are row-filtered (list_tables marks them): every query sees only the \
              rows you are allowed, whatever its WHERE.",
         );
+    }
+    let queries = &engine.published().queries;
+    if !queries.is_empty() {
+        let names: Vec<&str> = queries.iter().map(|q| q.name.as_str()).collect();
+        s.push_str(&format!(
+            " Published queries (vetted, parameterized; prefer them when one answers the \
+             question): {}.",
+            names.join(", ")
+        ));
     }
     s.push_str(&mode_instructions(engine));
     let warnings = engine.backend().role_warnings();

@@ -1,46 +1,11 @@
-//! `list_schemas`: the schemas holding tables the principal may read, with how many; the tool
-//! is registered by its own router ([`SqlGateServer::schema_router`]).
+//! `list_schemas`: the schemas holding tables the principal may read, with how many.
 
-use std::time::Instant;
-
-use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::CallToolResult;
-use rmcp::service::RequestContext;
-use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 
-use super::SqlGateServer;
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::{Engine, ListTablesOutput};
 use crate::tools::result::{failure, success};
 use crate::tools::schema_output::{ListSchemasOutput, SchemaEntry};
-
-#[tool_router(router = schema_router, vis = "pub(crate)")]
-impl SqlGateServer {
-    /// Lists the schemas with tables the principal may read.
-    #[tool(
-        name = "list_schemas",
-        description = "List the schemas holding tables you may query, with how many tables each (name null for an engine without schemas, such as SQLite). Pass one to list_tables as `schema`.",
-        annotations(
-            title = "List schemas",
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        ),
-        output_schema = schema_for_output::<ListSchemasOutput>()
-    )]
-    pub async fn list_schemas(
-        &self,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "list_schemas") {
-            Ok(engine) => handle(&engine).await,
-            Err(refused) => *refused,
-        };
-        self.audited(&ctx, rec, start, result).await
-    }
-}
 
 /// Lists the schemas; returns the audit record and the result.
 pub async fn handle(engine: &Engine) -> (AuditRecord, CallToolResult) {

@@ -30,6 +30,7 @@ pub mod run_mutation;
 pub mod run_mutations;
 pub mod run_query;
 pub mod schema_output;
+mod schema_router;
 pub mod server_info;
 pub mod text;
 pub mod touched;
@@ -56,7 +57,6 @@ use crate::gate::{Engine, RunQueryOutput, ValidateOutput};
 use crate::tools::caller::{caller_of, Caller};
 use crate::tools::mutation_output::RunMutationOutput;
 use crate::tools::run_mutation::asking;
-use crate::tools::schema_output::{ListTablesOutput, TableDescription};
 pub use args::SqlArgs;
 pub use describe_table::DescribeTableArgs;
 pub use instructions::instructions;
@@ -92,10 +92,7 @@ impl SqlGateServer {
     /// A server over `engine`, auditing to `audit`.
     pub fn new(engine: Arc<Engine>, audit: Audit) -> Self {
         let instructions = Arc::new(instructions(&engine));
-        let mut tool_router = Self::tool_router()
-            + Self::schema_router()
-            + Self::mutations_router()
-            + Self::status_router();
+        let mut tool_router = Self::every_tool();
         // The mutation tools exist only in a write mode: a read-only server does not list them;
         // approval_status only with an external approver to follow.
         if !engine.mode().writes() {
@@ -126,16 +123,18 @@ impl SqlGateServer {
         }
     }
 
-    /// Every tool this server can publish.
-    pub fn all_tool_names() -> Vec<String> {
-        (Self::tool_router()
+    /// The routes of every built-in tool, before the mode and the flags remove some.
+    fn every_tool() -> ToolRouter<Self> {
+        Self::tool_router()
             + Self::schema_router()
             + Self::mutations_router()
-            + Self::status_router())
-        .list_all()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect()
+            + Self::status_router()
+    }
+
+    /// Every tool this server can publish.
+    pub fn all_tool_names() -> Vec<String> {
+        let tools = Self::every_tool().list_all();
+        tools.into_iter().map(|t| t.name.to_string()).collect()
     }
 
     /// The engine serving this call: the session's, or the one for the variables and mode the
@@ -236,58 +235,6 @@ impl SqlGateServer {
                 None,
             )),
         }
-    }
-
-    /// Lists the tables and views the policy allows.
-    #[tool(
-        name = "list_tables",
-        description = "List the tables and views you may query (optionally of one `schema`): schema, name, kind, estimated rows, comment, display_name, description, synonyms, row_filtered. Start here.",
-        annotations(
-            title = "List tables",
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        ),
-        output_schema = schema_for_output::<ListTablesOutput>()
-    )]
-    pub async fn list_tables(
-        &self,
-        Parameters(args): Parameters<ListTablesArgs>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "list_tables") {
-            Ok(engine) => list_tables::handle(&engine, &args).await,
-            Err(refused) => *refused,
-        };
-        self.audited(&ctx, rec, start, result).await
-    }
-
-    /// Describes one table.
-    #[tool(
-        name = "describe_table",
-        description = "Describe one table: its display_name, description, synonyms, row_filtered; columns (name, type, nullable, default, description, synonyms, primary_key_ordinal, pii category, mask, blocked, protected); relationships with cardinality and direction. Protected columns cannot be queried; masked ones only selected as plain columns.",
-        annotations(
-            title = "Describe table",
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        ),
-        output_schema = schema_for_output::<TableDescription>()
-    )]
-    pub async fn describe_table(
-        &self,
-        Parameters(args): Parameters<DescribeTableArgs>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "describe_table") {
-            Ok(engine) => describe_table::handle(&engine, &args),
-            Err(refused) => *refused,
-        };
-        self.audited(&ctx, rec, start, result).await
     }
 
     /// Checks SQL without running it.

@@ -65,6 +65,15 @@ async fn a_published_query_is_a_typed_read_only_tool() {
     .await;
     let out = crate::common::structured(&r);
     assert_eq!(out["truncated"], n > 3, "{out}");
+    // The server's instructions point the model at the published query by name.
+    let instructions = client
+        .peer_info()
+        .and_then(|i| i.instructions.clone())
+        .unwrap_or_default();
+    assert!(
+        instructions.contains("Published queries") && instructions.contains("customers_in_city"),
+        "{instructions}"
+    );
 }
 
 #[tokio::test]
