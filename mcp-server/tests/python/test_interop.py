@@ -17,7 +17,7 @@ async def exercise(session: ClientSession) -> None:
     await session.initialize()
     tools = (await session.list_tools()).tools
     names = {t.name for t in tools}
-    assert names == {"list_tables", "describe_table", "validate_query", "run_query", "server_info"}
+    assert names == {"list_schemas", "list_tables", "describe_table", "validate_query", "run_query", "server_info"}
     for t in tools:
         assert attr(t, "output_schema", "outputSchema") is not None
         assert attr(t.annotations, "read_only_hint", "readOnlyHint") is True

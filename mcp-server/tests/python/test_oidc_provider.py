@@ -56,7 +56,7 @@ def test_the_sdk_finds_oidc_provider_from_the_401_and_is_served(tmp_path):
         assert "run_query" in reader and "run_mutation" not in reader, reader
         writer, _ = asyncio.run(sdk_session(url, provider.url, "writer-agent",
                                             "sql:read sql:write", body))
-        assert sorted(set(writer) - set(reader)) == ["run_mutation"], (reader, writer)
+        assert sorted(set(writer) - set(reader)) == ["run_mutation", "run_mutations"], (reader, writer)
         # One token each, asked of the provider for sqlgate's resource.
         assert provider.issued() == [
             {"client_id": "report-agent", "resource": url, "scope": "sql:read"},
