@@ -235,7 +235,7 @@ async fn serve_transport(
             let Some((_, engine)) = engines.into_iter().next() else {
                 return Err("no engine to serve".into());
             };
-            serve_stdio(engine, audit, shutdown).await
+            serve_stdio(engine, audit, cfg.max_line_bytes, shutdown).await
         }
     }
 }

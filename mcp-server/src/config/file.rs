@@ -68,6 +68,8 @@ pub struct FileConfig {
     pub allowed_origins: Option<Vec<String>>,
     /// HTTP body cap.
     pub max_body_bytes: Option<usize>,
+    /// stdio message (line) cap.
+    pub max_line_bytes: Option<usize>,
     /// HTTPS: the server's PEM certificate chain (relative to the config file).
     pub tls_cert_file: Option<PathBuf>,
     /// HTTPS: the certificate's PEM private key.

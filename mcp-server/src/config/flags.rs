@@ -123,6 +123,10 @@ pub struct ServeArgs {
     /// HTTP request body cap in bytes (413 above it); default 1 MiB.
     #[arg(long)]
     pub max_body_bytes: Option<usize>,
+    /// stdio message cap in bytes: a longer line is answered with a JSON-RPC error and dropped
+    /// as it arrives; default 8 MiB.
+    #[arg(long)]
+    pub max_line_bytes: Option<usize>,
     /// The environment variable holding the secret (32 bytes or more) that seals approvals
     /// asked for by `input_required`: give every instance behind one address the same one.
     #[arg(long)]

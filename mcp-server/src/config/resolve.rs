@@ -71,6 +71,8 @@ pub struct ServeConfig {
     pub allowed_origins: Vec<String>,
     /// HTTP body cap.
     pub max_body_bytes: usize,
+    /// stdio message (line) cap.
+    pub max_line_bytes: usize,
     /// Audit file (stderr when `None`).
     pub audit_file: Option<PathBuf>,
     /// What a failed audit write does.
@@ -169,6 +171,10 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .max_body_bytes
             .or(file.max_body_bytes)
             .unwrap_or(DEFAULT_MAX_BODY_BYTES),
+        max_line_bytes: args
+            .max_line_bytes
+            .or(file.max_line_bytes)
+            .unwrap_or(crate::transport::frame::DEFAULT_MAX_FRAME_BYTES),
         audit_file: args.audit_file.clone().or(file.audit_file),
         audit_failure: args
             .audit_failure

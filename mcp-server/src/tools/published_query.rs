@@ -13,11 +13,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{json, Map, Value};
 
-use crate::audit::{AuditRecord, Decision};
+use crate::audit::AuditRecord;
 use crate::gate::published::PublishedQuery;
 use crate::gate::{Engine, RunQueryOutput};
-use crate::tools::result::{failure, success_json};
-use crate::tools::run_query::render;
+use crate::tools::run_query::answered;
 use crate::tools::SqlGateServer;
 
 /// The tool describing `q`.
@@ -69,27 +68,7 @@ pub async fn handle(
         }
         Err(e) => (Err(e), Default::default()),
     };
-    let (decision, code, row_count) = match &outcome {
-        Ok(out) => (Decision::Allow, None, Some(out.row_count)),
-        Err(e) if e.is_database_error() => (Decision::Error, Some(e.code), None),
-        Err(e) => (Decision::Refuse, Some(e.code), None),
-    };
-    let result = move || match outcome {
-        Ok(out) => {
-            let rendering = render(&out);
-            success_json(out.into_json(), rendering)
-        }
-        Err(e) => failure(&e),
-    };
-    let rec = AuditRecord {
-        code,
-        row_count,
-        sql: Some(q.sql.clone()),
-        query_class: trace.query_class,
-        executed_sql: trace.executed_sql,
-        ..AuditRecord::new(q.name.as_str(), decision)
-    };
-    (rec, result)
+    answered(q.name.as_str(), q.sql.clone(), outcome, trace)
 }
 
 impl SqlGateServer {

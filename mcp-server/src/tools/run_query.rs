@@ -3,7 +3,8 @@
 use rmcp::model::CallToolResult;
 
 use crate::audit::{AuditRecord, Decision};
-use crate::gate::{Engine, RunQueryOutput};
+use crate::gate::error::ToolError;
+use crate::gate::{Engine, RunQueryOutput, RunTrace};
 use crate::tools::args::SqlArgs;
 use crate::tools::result::{failure, success_json};
 use crate::tools::text::push_row;
@@ -15,6 +16,18 @@ pub async fn handle(
     args: &SqlArgs,
 ) -> (AuditRecord, impl FnOnce() -> CallToolResult) {
     let (outcome, trace) = engine.run_query(&args.sql).await;
+    answered("run_query", args.sql.clone(), outcome, trace)
+}
+
+/// A read's outcome as its audit record (`tool`, the `sql` asked, the decision, code, row count
+/// and executed SQL) and a closure building the result: shared by `run_query` and the
+/// published queries.
+pub fn answered(
+    tool: &str,
+    sql: String,
+    outcome: Result<RunQueryOutput, ToolError>,
+    trace: RunTrace,
+) -> (AuditRecord, impl FnOnce() -> CallToolResult) {
     let (decision, code, row_count) = match &outcome {
         Ok(out) => (Decision::Allow, None, Some(out.row_count)),
         Err(e) if e.is_database_error() => (Decision::Error, Some(e.code), None),
@@ -30,10 +43,10 @@ pub async fn handle(
     let rec = AuditRecord {
         code,
         row_count,
-        sql: Some(args.sql.clone()),
+        sql: Some(sql),
         query_class: trace.query_class,
         executed_sql: trace.executed_sql,
-        ..AuditRecord::new("run_query", decision)
+        ..AuditRecord::new(tool, decision)
     };
     (rec, result)
 }

@@ -163,10 +163,12 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for FramedLines<R> {
     }
 }
 
-/// Serves `engine` on stdin/stdout until the client closes it or `shutdown` is cancelled.
+/// Serves `engine` on stdin/stdout, each message (line) at most `max_line_bytes`, until the
+/// client closes it or `shutdown` is cancelled.
 pub async fn serve_stdio(
     engine: Arc<Engine>,
     audit: Audit,
+    max_line_bytes: usize,
     shutdown: CancellationToken,
 ) -> Result<(), String> {
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
@@ -174,7 +176,11 @@ pub async fn serve_stdio(
     }
     let server = SqlGateServer::new(engine, audit);
     let (stdin, stdout) = rmcp::transport::stdio();
-    let transport = FramedLines::new(stdin, stdout, FrameLimits::default());
+    let limits = FrameLimits {
+        max_bytes: max_line_bytes,
+        ..FrameLimits::default()
+    };
+    let transport = FramedLines::new(stdin, stdout, limits);
     // Until a client's `initialize` arrives, a signal must stop the wait too.
     let running = tokio::select! {
         r = server.serve(transport) => {

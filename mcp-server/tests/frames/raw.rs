@@ -26,8 +26,14 @@ pub struct StdioServer {
 impl StdioServer {
     /// Starts the server and completes `initialize`.
     pub async fn start() -> Self {
+        Self::start_with(&[]).await
+    }
+
+    /// Starts the server with `flags` added to `serve --demo` and completes `initialize`.
+    pub async fn start_with(flags: &[&str]) -> Self {
         let mut child = Command::new(bin())
             .args(["serve", "--demo"])
+            .args(flags)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

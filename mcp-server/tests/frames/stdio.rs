@@ -72,3 +72,27 @@ async fn a_64_mib_line_is_answered_without_being_held() {
     assert_selected_one(&s.recv().await, 3);
     eprintln!("peak RSS growth over a 64 MiB line: {grown_kib} KiB");
 }
+
+#[tokio::test]
+async fn the_line_cap_is_the_operators() {
+    // 4 KiB: a query of 5 000 bytes is over it, one of 3 000 is not.
+    let mut s = StdioServer::start_with(&["--max-line-bytes", "4096"]).await;
+    let long = format!("SELECT '{}' AS v", "x".repeat(5_000));
+    s.send(run_query(1, &long).to_string().as_bytes()).await;
+    let r = s.recv().await;
+    assert_error(&r, -32600, &json!(1));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("4096")),
+        "{r}"
+    );
+    let short = format!("SELECT length('{}') AS n", "x".repeat(3_000));
+    s.send(run_query(2, &short).to_string().as_bytes()).await;
+    let r = s.recv().await;
+    assert_eq!(r["id"], 2, "{r}");
+    assert_eq!(
+        r["result"]["structuredContent"]["rows"][0]["n"], 3000,
+        "{r}"
+    );
+}
