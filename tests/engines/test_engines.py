@@ -26,6 +26,7 @@ import collections
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -235,6 +236,62 @@ def test_refused_attacks_do_something_on_the_engine(name: str, engines: dict[str
         if engine_name == name:
             assert literal_did[setting] >= least, (
                 f"only {literal_did[setting]} literal attacks did something on {name} [{setting}]")
+
+
+# --- generated sizes (tests/vectors/bounds.jsonl) ----------------------------------------------
+
+# The guard's estimate of what a refused query would generate, and the bound it cites.
+ESTIMATE = re.compile(r"would (?:build a value of|generate|collect \d+ generated rows into one value of about) (\d+)")
+BOUND = re.compile(r"the policy allows (\d+)")
+# Refusals whose estimate is at most this are run on the engine (larger ones would really take
+# the memory or the minutes the guard refused them for).
+RUNNABLE_ESTIMATE = 5_000_000
+# An engine build without the function or table function.
+MISSING = re.compile(r"no such (table|function): \w+|does not exist|Catalog Error")
+
+
+def measured(outcome: Any) -> int | None:
+    """The one value a measuring query returned, as a size: a number, or a string's length."""
+    if outcome.error or len(outcome.results) != 1 or len(outcome.results[0]) != 1:
+        return None
+    value = outcome.results[0][0][0]
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return len(value)
+    return int(value) if isinstance(value, (int, float)) else None
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_refused_sizes_would_have_been_generated(name: str, engines: dict[str, Engine | str]) -> None:
+    """Evidence for the size bounds: each `generated_too_large` refusal of the engine's dialect
+    small enough to run is run as submitted, and the engine builds more than the bound (bytes of
+    the value, or rows), and no more than the guard estimated."""
+    engine = engine_or_skip(engines, name)
+    checked, too_big, missing = 0, 0, []
+    for case in cases_for(name):
+        error = case["expect"].get("error") or {}
+        if not case["_where"].startswith("bounds.jsonl") or error.get("code") != "generated_too_large":
+            continue
+        estimate, bound = ESTIMATE.search(error["message"]), BOUND.search(error["message"])
+        assert estimate and bound, f"{case['_where']}: no estimate or bound in {error['message']!r}"
+        estimate_n, bound_n = int(estimate.group(1)), int(bound.group(1))
+        if estimate_n > RUNNABLE_ESTIMATE:
+            too_big += 1
+            continue
+        outcome = engine.run(case["sql"], engine.settings[0])
+        if outcome.error and MISSING.search(outcome.error):
+            # Not in this build of the engine (Python's SQLite has no generate_series): the
+            # guard bounds it for the builds that have it.
+            missing.append(case["sql"])
+            continue
+        size = measured(outcome)
+        assert size is not None, f"{case['_where']} {case['sql']!r} on {name}: {outcome.error or outcome.results}"
+        assert bound_n < size <= estimate_n, (
+            f"{case['_where']} {case['sql']!r} on {name}: the engine built {size}, "
+            f"the guard estimated {estimate_n} against a bound of {bound_n}")
+        checked += 1
+    print(f"\n== engines: {name}: {checked} generated_too_large refusals confirmed over their bound "
+          f"({too_big} estimated over {RUNNABLE_ESTIMATE}, not run; not in this build: {missing})")
+    assert checked > 0, f"no size refusal of {name} was run: the evidence pass is broken"
 
 
 # --- mutations (tests/vectors/mutations.jsonl) ---------------------------------------------------
