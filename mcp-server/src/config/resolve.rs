@@ -135,6 +135,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
     let (approval_timeout, approval_key_env) = resolve_approval(args, &file);
     let cost_cap = resolve_cost_cap(args, &file)?;
     let otlp_endpoint = resolve_otlp_endpoint(args, &file)?;
+    let (max_body_bytes, max_line_bytes) = message_caps(args, &file);
     Ok(ServeConfig {
         published: resolve_published(&file)?,
         vars: file.vars.clone().unwrap_or_default(),
@@ -167,14 +168,8 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .filter(|o| !o.is_empty())
             .or(file.allowed_origins)
             .unwrap_or_default(),
-        max_body_bytes: args
-            .max_body_bytes
-            .or(file.max_body_bytes)
-            .unwrap_or(DEFAULT_MAX_BODY_BYTES),
-        max_line_bytes: args
-            .max_line_bytes
-            .or(file.max_line_bytes)
-            .unwrap_or(crate::transport::frame::DEFAULT_MAX_FRAME_BYTES),
+        max_body_bytes,
+        max_line_bytes,
         audit_file: args.audit_file.clone().or(file.audit_file),
         audit_failure: args
             .audit_failure
@@ -193,6 +188,16 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
 }
 
 /// Connections per pool: the flag, the file, else the default; at least one.
+/// The caps on one message: an HTTP body, a stdio line (flag, else file, else default).
+fn message_caps(args: &ServeArgs, file: &FileConfig) -> (usize, usize) {
+    let body = args.max_body_bytes.or(file.max_body_bytes);
+    let line = args.max_line_bytes.or(file.max_line_bytes);
+    (
+        body.unwrap_or(DEFAULT_MAX_BODY_BYTES),
+        line.unwrap_or(crate::transport::frame::DEFAULT_MAX_FRAME_BYTES),
+    )
+}
+
 fn resolve_pool_size(args: &ServeArgs, file: &FileConfig) -> usize {
     args.pool_size
         .or(file.pool_size)
