@@ -148,9 +148,13 @@ section_history() {
     head=$(timing_binary --features mimalloc)
     mkdir -p "$src"
     git archive "$FIRST_RELEASE" | tar -x -C "$src"
-    (cd "$src" && cargo build -q --release -p sqlgate --example timing --features mimalloc >&2)
+    # A target dir of its own: cargo names a workspace's artifacts by their path inside the
+    # workspace, so the first release's `sqlgate` would replace HEAD's in the shared one, and
+    # the sections after this one would link the old library.
+    (cd "$src" && CARGO_TARGET_DIR="$TARGET/first-release" \
+        cargo build -q --release -p sqlgate --example timing --features mimalloc >&2)
     first=$WORK/timing-first
-    cp "$TARGET/release/examples/timing" "$first"
+    cp "$TARGET/first-release/release/examples/timing" "$first"
     {
         stamp "ROUNDS=$ROUNDS scripts/bench.sh history"
         echo "HEAD against the first release ($FIRST_RELEASE, built from \`git archive\`), both with"
