@@ -59,6 +59,7 @@ pub use class::QueryClass;
 pub use dialect::Dialect;
 pub use error::{ErrorCode, GuardError, Location, Stage};
 pub use guard::{classify, Guard, ReadAccess};
+pub use names::split_dotted;
 pub use parse::is_table_path;
 pub use policy::{
     Annotations, Cardinality, ColumnAnnotation, ColumnRefs, ColumnRules, FunctionRules, MaskKind,

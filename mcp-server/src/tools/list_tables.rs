@@ -9,7 +9,7 @@ use sqlgate::Policy;
 
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::{Engine, TableSummary};
-use crate::tools::meaning::{merged_description, table_annotation};
+use crate::tools::meaning::{merged_description, same, table_annotation};
 use crate::tools::result::{failure, success};
 use crate::tools::schema_output::{ListTablesOutput, TableEntry};
 
@@ -21,9 +21,9 @@ pub struct ListTablesArgs {
     pub schema: Option<String>,
 }
 
-/// True when `table` is in `schema` (the exact name, else the only one equal but for case).
+/// True when `table` is in `schema` (the same name but for case).
 pub fn in_schema(table: Option<&str>, schema: &str) -> bool {
-    table.is_some_and(|t| t == schema || t.to_lowercase() == schema.to_lowercase())
+    table.is_some_and(|t| same(t, schema))
 }
 
 /// Lists the tables; returns the audit record and the result.

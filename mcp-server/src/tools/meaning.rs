@@ -14,27 +14,18 @@ use crate::tools::schema_output::{
     ColumnDescription, Direction, RelationshipDescription, RelationshipSource, TableDescription,
 };
 
-/// A dotted name split into its parts, quotes removed (`"public"."Customer"` -> `public`,
-/// `Customer`).
+/// A dotted name of the policy split into its parts, quotes removed (`"public"."Customer"` ->
+/// `public`, `Customer`), as the core reads the policy's names (`sqlgate::split_dotted`); the
+/// core refused a policy with a malformed one, so the text whole is only a fallback.
 fn split_name(text: &str) -> Vec<String> {
-    let mut parts = vec![String::new()];
-    let mut quote: Option<char> = None;
-    for ch in text.trim().chars() {
-        match (quote, ch) {
-            (None, '"' | '`' | '[') => quote = Some(if ch == '[' { ']' } else { ch }),
-            (Some(q), c) if c == q => quote = None,
-            (None, '.') => parts.push(String::new()),
-            (_, c) => {
-                if let Some(last) = parts.last_mut() {
-                    last.push(c);
-                }
-            }
-        }
+    match sqlgate::split_dotted(text) {
+        Ok(parts) => parts.into_iter().map(|(part, _)| part).collect(),
+        Err(_) => vec![text.to_string()],
     }
-    parts
 }
 
-fn same(a: &str, b: &str) -> bool {
+/// True when two names are the same but for case.
+pub(crate) fn same(a: &str, b: &str) -> bool {
     a.eq_ignore_ascii_case(b) || a.to_lowercase() == b.to_lowercase()
 }
 
