@@ -7,6 +7,7 @@ use sqlparser::ast::{Expr, LimitClause, Statement, Value};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Whitespace};
 
+use super::self_check::ReadFrom;
 use super::{Changes, Checked, Guard, Steps};
 use crate::class::{statement_class, QueryClass};
 use crate::error::GuardError;
@@ -81,6 +82,7 @@ impl Guard {
     /// answer (and refusal) is the reference.
     pub(super) fn run_guessed<T, C, R, U>(
         &self,
+        sql: &str,
         mut tokens: Vec<TokenWithSpan>,
         guess: Guess,
         steps: &Steps<C, R, U>,
@@ -126,7 +128,10 @@ impl Guard {
             (Some(_), _) => false,
             (None, _) => (steps.changes)(&found).none(&read_from),
         };
-        let read_from = as_parsed.then_some(read_from.as_slice());
+        let read_from = as_parsed.then_some(ReadFrom {
+            tokens: read_from.as_slice(),
+            source: sql,
+        });
         Some(self.finish(statement, class, found, read_from, steps))
     }
 }

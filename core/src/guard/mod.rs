@@ -26,6 +26,7 @@ use crate::rows::{Form, RowFilters, Vars};
 use crate::validate::Context;
 use crate::verdict::{Approved, LimitAction, LimitInfo, Rejection, Verdict};
 use crate::writes::WritePolicy;
+use self_check::ReadFrom;
 use steps::{Changes, Checked, Entry, Steps};
 
 /// Stack kept free for the pipeline, plus a budget per token: a tree is at most one level per
@@ -289,7 +290,7 @@ impl Guard {
             .then(|| self.guess(&tokens, steps.append_limit))
             .flatten();
         let tokens = match guess {
-            Some(guess) => match self.run_guessed(tokens, guess, steps) {
+            Some(guess) => match self.run_guessed(sql, tokens, guess, steps) {
                 Some(checked) => return checked,
                 // The guess did not hold: the usual way, from the same tokens again.
                 None => tokenize(sql, dialect).map_err(reject(QueryClass::Unknown, 0))?,
@@ -330,7 +331,10 @@ impl Guard {
         };
         let found = (steps.check)(&mut statement, class).map_err(rejected)?;
         let untouched = (steps.changes)(&found).none(&read_from);
-        let read_from = untouched.then_some(read_from.as_slice());
+        let read_from = untouched.then_some(ReadFrom {
+            tokens: read_from.as_slice(),
+            source: sql,
+        });
         self.finish(statement, class, found, read_from, steps)
     }
 
@@ -342,7 +346,7 @@ impl Guard {
         mut statement: Statement,
         class: QueryClass,
         mut found: T,
-        read_from: Option<&[TokenWithSpan]>,
+        read_from: Option<ReadFrom<'_>>,
         steps: &Steps<C, R, U>,
     ) -> Result<Checked<T>, Rejection>
     where

@@ -6,8 +6,21 @@ use sqlparser::tokenizer::TokenWithSpan;
 
 use super::{stack_for, Guard};
 use crate::error::GuardError;
-use crate::parse::{count_statements, parse_prepared, prepare, reads_the_same, tokenize};
+use crate::parse::{
+    count_statements, parse_prepared, prepare, printed_as_read, reads_the_same, tokenize,
+};
 use crate::precheck::{check_nul, check_tokens};
+
+/// The token stream the parser read to build a checked tree that the check left as parsed,
+/// and the SQL it was tokenized from: what the self-check's shortcuts compare the printed SQL
+/// with.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ReadFrom<'a> {
+    /// The prepared tokens, as the parser read them.
+    pub(super) tokens: &'a [TokenWithSpan],
+    /// The submitted SQL, whose text the tokens' spans point into.
+    pub(super) source: &'a str,
+}
 
 impl Guard {
     /// The self-check: `sql`, printed from the checked and capped `checked`, must pass the
@@ -17,14 +30,16 @@ impl Guard {
     /// without running the validation a second time. Equality ignores only source positions.
     ///
     /// `read_from`, when given, is the prepared token stream the parser read to build
-    /// `checked`, unchanged since: when `sql` prepares to a stream the parser reads the same
-    /// way ([`reads_the_same`]), the second parse would build `checked` again and is skipped
-    /// (ARCHITECTURE.md, "Self-check"). Debug and fuzzing builds parse anyway and assert that.
+    /// `checked`, unchanged since: when `sql` is that stream's own text, re-spaced
+    /// ([`printed_as_read`]), or prepares to a stream the parser reads the same way
+    /// ([`reads_the_same`]), the second parse would build `checked` again and is skipped
+    /// (ARCHITECTURE.md, "Self-check"). Debug and fuzzing builds check the tokens and parse
+    /// anyway, and assert that both agree.
     pub(super) fn self_check(
         &self,
         sql: &str,
         checked: &Statement,
-        read_from: Option<&[TokenWithSpan]>,
+        read_from: Option<ReadFrom<'_>>,
     ) -> Result<(), String> {
         self.reparse_one(sql, read_from, |again| {
             if again == checked {
@@ -50,9 +65,38 @@ impl Guard {
     }
 
     /// Passes `sql` through the pre-checks and the parser as a second pass, and `judge`s the
-    /// one statement it must hold; the parse is skipped when the tokens say it would read
-    /// `read_from` again.
+    /// one statement it must hold; the second pass is skipped when the text says it would read
+    /// `read_from` again, its parse when the tokens say so.
     fn reparse_one(
+        &self,
+        sql: &str,
+        read_from: Option<ReadFrom<'_>>,
+        judge: impl Fn(&Statement) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let dialect = self.policy.dialect;
+        if let Some(from) = read_from.filter(|f| printed_as_read(sql, f.source, f.tokens, dialect))
+        {
+            if cfg!(any(debug_assertions, fuzzing)) {
+                let again = tokenize(sql, dialect).and_then(|tokens| prepare(tokens, dialect));
+                assert!(
+                    again.is_ok_and(|tokens| reads_the_same(&tokens, from.tokens, dialect)),
+                    "the self-check's text shortcut disagrees with the tokens: {sql}"
+                );
+                let full = self.second_pass(sql, None, &judge);
+                assert_eq!(
+                    full,
+                    Ok(()),
+                    "the self-check's text shortcut disagrees: {sql}"
+                );
+            }
+            return Ok(());
+        }
+        self.second_pass(sql, read_from.map(|f| f.tokens), judge)
+    }
+
+    /// The second pass: the pre-checks, the tokens and the statement count of `sql`, then the
+    /// parse and the `judge`ment, the parse skipped when the tokens read as `read_from`.
+    fn second_pass(
         &self,
         sql: &str,
         read_from: Option<&[TokenWithSpan]>,
@@ -128,15 +172,19 @@ mod tests {
         let guard = Guard::for_dialect(Dialect::Postgres);
         let pg = Dialect::Postgres;
         let source = "SELECT a\n  FROM t WHERE b = 'x' LIMIT 5";
-        let read_from = prepare(tokenize(source, pg).expect("tokenizes"), pg).expect("prepares");
+        let tokens = prepare(tokenize(source, pg).expect("tokenizes"), pg).expect("prepares");
+        let read_from = ReadFrom {
+            tokens: &tokens,
+            source,
+        };
         let checked = parsed(&guard, source);
         let same = "SELECT a FROM t WHERE b = 'x' LIMIT 5";
-        assert_eq!(guard.self_check(same, &checked, Some(&read_from)), Ok(()));
+        assert_eq!(guard.self_check(same, &checked, Some(read_from)), Ok(()));
         // Other tokens: the full parse decides, and refuses.
         let other = guard.self_check(
             "SELECT a FROM t WHERE b = 'x' LIMIT 6",
             &checked,
-            Some(&read_from),
+            Some(read_from),
         );
         assert!(other.is_err_and(|d| d.contains("parses back as")));
     }

@@ -10,10 +10,12 @@ use crate::error::{ErrorCode, GuardError, Location, Stage};
 
 mod prepare;
 mod same_input;
+mod same_text;
 mod table_path;
 
 use prepare::prepare_tokens;
 pub(crate) use same_input::reads_the_same;
+pub(crate) use same_text::printed_as_read;
 pub use table_path::is_table_path;
 
 /// Tokenizes without unescaping, so that literals print back exactly as written.
