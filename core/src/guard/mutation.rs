@@ -47,10 +47,11 @@ impl Guard {
                 rewrite: |statement: &mut Statement, found: &mut _| {
                     self.filter_mutation(statement, found, vars)
                 },
-                // Not tracked: a mutation always takes the self-check's full parse.
+                // The mutation walker only reads the tree (`analyze_mutation` takes `&Statement`)
+                // and a mutation has no cap: the tree is the one parsed.
                 changes: |_: &_| Changes {
-                    cap: true,
-                    other: true,
+                    cap: false,
+                    other: false,
                 },
             },
         )?;
