@@ -135,6 +135,8 @@ struct Right<'a> {
 /// `\r` included, is a column).
 struct Source<'a> {
     text: &'a str,
+    /// Every character is one byte: a token within a line is as many bytes as columns.
+    ascii: bool,
     at: usize,
     location: Location,
 }
@@ -143,6 +145,7 @@ impl<'a> Source<'a> {
     fn new(text: &'a str) -> Source<'a> {
         Source {
             text,
+            ascii: text.is_ascii(),
             at: 0,
             location: Location::new(1, 1),
         }
@@ -154,6 +157,17 @@ impl<'a> Source<'a> {
             return None;
         }
         let start = self.at;
+        if self.ascii && span.end.line == span.start.line && span.end.column > span.start.column {
+            let width = usize::try_from(span.end.column - span.start.column).ok()?;
+            let text = self.text.get(start..start.checked_add(width)?)?;
+            // A `\n` inside would have started a line: the span would not end on this one.
+            if text.contains('\n') {
+                return None;
+            }
+            self.at = start + width;
+            self.location = span.end;
+            return Some(text);
+        }
         let mut chars = self.text.get(start..)?.char_indices();
         while self.location != span.end {
             let (offset, c) = chars.next()?;
