@@ -123,7 +123,12 @@ fn respaced_reads_keep_their_verdict(dialects: &[Dialect]) {
         differing.is_empty(),
         "{} re-spaced reads got another verdict, e.g.:\n{}",
         differing.len(),
-        differing.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+        differing
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
