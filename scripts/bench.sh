@@ -14,13 +14,16 @@
 #   worst     the worst_case example, both allocators
 #   history   HEAD against the first release (c6a9792), mimalloc: both timing binaries run
 #             alternately (ROUNDS rounds), the ratio per round
+#   instructions  instructions per check (valgrind's cachegrind) of HEAD, the first release and
+#             SLOW_MAIN (22795d2, the main issue 31 measured): a count the machine's load and clock
+#             do not move, for comparing runs made on different machines
 #   sqlglot   scripts/bench_vs_sqlglot.py: a sqlglot guard and sqlgate in one run
 #   python    bindings-python/bench/compare.py (sqlglot, pglast) in a venv with the binding
 #   node      bindings-node/bench/compare.mjs --rust (node-sql-parser)
 #   mcp       sqlgate-mcp's bench example against throwaway PostgreSQL and MariaDB clusters
 #
 # Env: SQLGATE_CORPUS (default ../shared/corpus), CARGO_TARGET_DIR (default target), ROUNDS,
-# FIRST_RELEASE (default c6a9792). Run it on an idle machine: the stamps say how idle it was.
+# FIRST_RELEASE (default c6a9792), SLOW_MAIN (default 22795d2). Run it on an idle machine: the stamps say how idle it was.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +32,7 @@ export SQLGATE_CORPUS=${SQLGATE_CORPUS:-$ROOT/../shared/corpus}
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 ROUNDS=${ROUNDS:-5}
 FIRST_RELEASE=${FIRST_RELEASE:-c6a9792}
+SLOW_MAIN=${SLOW_MAIN:-22795d2}
 FILES=("$SQLGATE_CORPUS/chinook/chinook_gold.jsonl" "$SQLGATE_CORPUS/spider/spider_dev.jsonl")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sqlgate-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -143,18 +147,24 @@ section_worst() {
     put worst "$out"
 }
 
-section_history() {
-    local out=$WORK/history.md head first src=$WORK/first-release
-    head=$(timing_binary --features mimalloc)
+# old_timing COMMIT DIR: builds COMMIT's timing example (mimalloc) from `git archive` in a target
+# dir of its own ($TARGET/DIR), prints the path of a private copy. A target dir of its own: cargo
+# names a workspace's artifacts by their path inside the workspace, so an old `sqlgate` would
+# replace HEAD's in the shared one, and the sections after would link the old library.
+old_timing() {
+    local src=$WORK/src-$1 name=$WORK/timing-$1
     mkdir -p "$src"
-    git archive "$FIRST_RELEASE" | tar -x -C "$src"
-    # A target dir of its own: cargo names a workspace's artifacts by their path inside the
-    # workspace, so the first release's `sqlgate` would replace HEAD's in the shared one, and
-    # the sections after this one would link the old library.
-    (cd "$src" && CARGO_TARGET_DIR="$TARGET/first-release" \
+    git archive "$1" | tar -x -C "$src"
+    (cd "$src" && CARGO_TARGET_DIR="$TARGET/$2" \
         cargo build -q --release -p sqlgate --example timing --features mimalloc >&2)
-    first=$WORK/timing-first
-    cp "$TARGET/first-release/release/examples/timing" "$first"
+    cp "$TARGET/$2/release/examples/timing" "$name"
+    echo "$name"
+}
+
+section_history() {
+    local out=$WORK/history.md head first
+    head=$(timing_binary --features mimalloc)
+    first=$(old_timing "$FIRST_RELEASE" first-release)
     {
         stamp "ROUNDS=$ROUNDS scripts/bench.sh history"
         echo "HEAD against the first release ($FIRST_RELEASE, built from \`git archive\`), both with"
@@ -171,6 +181,42 @@ section_history() {
         done
     } >"$out"
     put history "$out"
+}
+
+# instructions BINARY: the instructions BINARY executes on the 1 207 queries (21 checks each,
+# plus reading the files), as cachegrind counts them.
+instructions() {
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        "$1" "${FILES[@]}" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
+}
+
+section_instructions() {
+    local out=$WORK/instructions.md head first slow checks
+    command -v valgrind >/dev/null || { echo "bench.sh: instructions needs valgrind" >&2; exit 2; }
+    head=$(timing_binary --features mimalloc)
+    first=$(old_timing "$FIRST_RELEASE" first-release)
+    slow=$(old_timing "$SLOW_MAIN" slow-main)
+    checks=$(("$("$head" "${FILES[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["queries"])')" * 21))
+    {
+        stamp "scripts/bench.sh instructions"
+        echo "Instructions executed by the timing binary (mimalloc) on the 1 207 queries, 21 checks"
+        echo "each, counted by \`valgrind --tool=cachegrind --cache-sim=no\`, divided by the $checks"
+        echo "checks (reading the files is counted too, and is the same for all three). Unlike the"
+        echo "times above, these counts do not move with the machine's load or clock: compare them"
+        echo "across machines and days. $SLOW_MAIN is main when issue 31 measured a median of"
+        echo "23.9-26.8 µs."
+        echo
+        echo "| commit | instructions | per check | against $FIRST_RELEASE |"
+        echo "|---|---:|---:|---:|"
+        local base=""
+        for pair in "$FIRST_RELEASE:$first" "$SLOW_MAIN:$slow" "HEAD ($COMMIT):$head"; do
+            local name=${pair%%:*} bin=${pair#*:} n
+            n=$(instructions "$bin")
+            [ -n "$base" ] || base=$n
+            python3 -c "print(f'| $name | {$n:,} | {$n / $checks:,.0f} | {$n / $base:.3f} |')"
+        done
+    } >"$out"
+    put instructions "$out"
 }
 
 section_sqlglot() {
@@ -228,7 +274,7 @@ section_mcp() {
     put mcp "$out"
 }
 
-ALL=(core criterion mutation worst history sqlglot python node mcp)
+ALL=(core criterion mutation worst history instructions sqlglot python node mcp)
 SECTIONS=("$@")
 [ ${#SECTIONS[@]} -eq 0 ] && SECTIONS=("${ALL[@]}")
 for s in "${SECTIONS[@]}"; do

@@ -41,25 +41,56 @@ fn name_set(list: &str) -> HashSet<String> {
     entries(list).map(str::to_lowercase).collect()
 }
 
-/// True when `name` matches `pattern`, where `*` stands for any run of characters.
-fn glob_match(pattern: &str, name: &str) -> bool {
-    let mut pieces = pattern.split('*');
-    let first = pieces.next().unwrap_or_default();
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    let pieces: Vec<&str> = pieces.collect();
-    let Some((last, middle)) = pieces.split_last() else {
-        // No `*` at all: the whole name must be the pattern.
-        return rest.is_empty();
-    };
-    for piece in middle {
-        match rest.find(piece) {
-            Some(at) => rest = &rest[at + piece.len()..],
-            None => return false,
+/// A `*` pattern split at its stars once, when the list is read, so that matching a name
+/// allocates nothing: `*` stands for any run of characters.
+#[derive(Debug, Clone)]
+struct Glob {
+    /// What the name must start with (the text before the first `*`).
+    first: String,
+    /// The pieces between stars, which must follow one another in the name.
+    middle: Vec<String>,
+    /// What the name must end with (the text after the last `*`); `None` without a `*`,
+    /// where the whole name must be `first`.
+    last: Option<String>,
+}
+
+impl Glob {
+    fn new(pattern: &str) -> Self {
+        let mut pieces: Vec<String> = pattern.split('*').map(str::to_string).collect();
+        let first = if pieces.is_empty() {
+            String::new()
+        } else {
+            pieces.remove(0)
+        };
+        let last = pieces.pop();
+        Glob {
+            first,
+            middle: pieces,
+            last,
         }
     }
-    rest.ends_with(last)
+
+    fn matches(&self, name: &str) -> bool {
+        let Some(mut rest) = name.strip_prefix(self.first.as_str()) else {
+            return false;
+        };
+        let Some(last) = &self.last else {
+            return rest.is_empty();
+        };
+        for piece in &self.middle {
+            match rest.find(piece.as_str()) {
+                Some(at) => rest = &rest[at + piece.len()..],
+                None => return false,
+            }
+        }
+        rest.ends_with(last.as_str())
+    }
+}
+
+/// True when `name` matches `pattern`, where `*` stands for any run of characters.
+#[cfg(test)]
+fn glob_match(pattern: &str, name: &str) -> bool {
+    Glob::new(pattern).matches(name)
 }
 
 /// A parsed denylist: exact names, `*` patterns on the name, and `qualifier.*` entries that
@@ -67,7 +98,7 @@ fn glob_match(pattern: &str, name: &str) -> bool {
 #[derive(Debug, Clone, Default)]
 struct DenyList {
     exact: HashSet<String>,
-    globs: Vec<String>,
+    globs: Vec<Glob>,
     qualifiers: HashSet<String>,
 }
 
@@ -79,7 +110,7 @@ impl DenyList {
             if let Some(qualifier) = entry.strip_suffix(".*") {
                 deny.qualifiers.insert(qualifier.to_string());
             } else if entry.contains('*') {
-                deny.globs.push(entry);
+                deny.globs.push(Glob::new(&entry));
             } else {
                 deny.exact.insert(entry);
             }
@@ -94,7 +125,7 @@ impl DenyList {
             return false;
         };
         self.exact.contains(last)
-            || self.globs.iter().any(|g| glob_match(g, last))
+            || self.globs.iter().any(|g| g.matches(last))
             || qualifiers.iter().any(|q| self.qualifiers.contains(q))
     }
 }
@@ -208,11 +239,12 @@ impl FunctionPolicy {
         if self.extra_allow.iter().any(|p| p.matches(&lower, None)) {
             return Ok(());
         }
-        // Denylist: any qualification of a dangerous name is still dangerous.
+        // Denylist: any qualification of a dangerous name is still dangerous. Asked only when
+        // the answer matters: an allowlisted name is allowed whatever the denylist says.
         let denied =
-            self.deny.matches(&lower) || extra_builtin_deny.is_some_and(|d| d.matches(&lower));
+            || self.deny.matches(&lower) || extra_builtin_deny.is_some_and(|d| d.matches(&lower));
         match allowlist {
-            None if denied => Err(FunctionRefusal::Denied),
+            None if denied() => Err(FunctionRefusal::Denied),
             None => Ok(()),
             Some(list) => {
                 let builtin_schema = lower.len() == 1
@@ -220,7 +252,7 @@ impl FunctionPolicy {
                         && self.dialect.builtin_function_schema() == Some(lower[0].as_str()));
                 if builtin_schema && list.contains(last) {
                     Ok(())
-                } else if denied {
+                } else if denied() {
                     Err(FunctionRefusal::Denied)
                 } else {
                     Err(FunctionRefusal::NotAllowlisted)
