@@ -93,7 +93,10 @@ impl Guard {
         U: Fn(&T) -> Changes,
     {
         let dialect = self.policy.dialect;
-        if let Some(end) = tokens.iter().position(|t| t.token == Token::SemiColon) {
+        if let Some(end) = tokens
+            .iter()
+            .position(|t| matches!(t.token, Token::SemiColon))
+        {
             tokens.truncate(end);
         }
         if let Some(cap) = guess.append {
@@ -148,7 +151,7 @@ fn limit_clause(cap: u64) -> LimitClause {
 /// Appends ` LIMIT cap` to `tokens` (before a closing EOF token, if any), placed after the
 /// last token.
 fn append_limit(tokens: &mut Vec<TokenWithSpan>, cap: u64) {
-    let eof = matches!(tokens.last(), Some(t) if t.token == Token::EOF);
+    let eof = matches!(tokens.last(), Some(t) if matches!(t.token, Token::EOF));
     let end = tokens.last().map_or(Location::new(1, 1), |t| t.span.end);
     let at = |offset: u64| {
         let column = end.column.saturating_add(offset);

@@ -363,7 +363,9 @@ impl Guard {
                 .with_hint("simplify the statement; this construct does not print back faithfully"),
             )
         };
-        let mut sql = statement.to_string();
+        // Printed into a buffer of about the submitted text's length (where it is at hand), so
+        // that printing does not regrow and copy the string as it goes.
+        let mut sql = printed(&statement, read_from.as_ref().map_or(0, |r| r.source.len()));
         self.self_check(&sql, &statement, read_from)
             .map_err(not_faithful)?;
         // Row filters, on the tree just checked (ARCHITECTURE.md, "Pipeline", step 5): what
@@ -371,7 +373,7 @@ impl Guard {
         // builds (every test and fuzz run) re-check the whole result as well: against the tree,
         // or, where the rewrite inserted printed text, that it parses back and prints the same.
         if let Some(form) = (steps.rewrite)(&mut statement, &mut found).map_err(rejected)? {
-            sql = statement.to_string();
+            sql = printed(&statement, sql.len());
             if cfg!(debug_assertions) {
                 match form {
                     Form::Tree => self.self_check(&sql, &statement, None),
@@ -437,4 +439,15 @@ fn location_of(statement: &Statement) -> Option<crate::error::Location> {
 fn unreachable_policy<T>() -> T {
     // The default policy has no patterns, so compiling it cannot fail.
     panic!("the default policy failed to compile")
+}
+
+/// `statement` printed, into a string that starts with room for `about` bytes and a margin
+/// (the SQL it was read from is the best guess of its printed length).
+fn printed(statement: &Statement, about: usize) -> String {
+    use std::fmt::Write as _;
+    let mut sql = String::with_capacity(about + 64);
+    // Writing into a String cannot fail; a Display error would leave the text short, which the
+    // self-check after it refuses.
+    let _ = write!(sql, "{statement}");
+    sql
 }

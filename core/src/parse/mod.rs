@@ -21,9 +21,14 @@ pub use table_path::is_table_path;
 /// Tokenizes without unescaping, so that literals print back exactly as written.
 pub fn tokenize(sql: &str, dialect: Dialect) -> Result<Vec<TokenWithSpan>, GuardError> {
     let parser_dialect = dialect.parser_dialect();
+    // Sized for the usual query up front (about one token, whitespace included, per 2-3
+    // bytes), so that the buffer is not regrown and copied four or five times per check;
+    // capped so that a large input still grows as it goes rather than reserving megabytes.
+    let mut tokens = Vec::with_capacity((sql.len() / 2 + 8).min(4096));
     Tokenizer::new(parser_dialect, sql)
         .with_unescape(false)
-        .tokenize_with_location()
+        .tokenize_with_location_into_buf(&mut tokens)
+        .map(|()| tokens)
         .map_err(|e| {
             GuardError::new(
                 ErrorCode::ParseError,
