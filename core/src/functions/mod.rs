@@ -56,16 +56,13 @@ struct Glob {
 
 impl Glob {
     fn new(pattern: &str) -> Self {
-        let mut pieces: Vec<String> = pattern.split('*').map(str::to_string).collect();
-        let first = if pieces.is_empty() {
-            String::new()
-        } else {
-            pieces.remove(0)
-        };
-        let last = pieces.pop();
+        let mut pieces = pattern.split('*').map(str::to_string);
+        let first = pieces.next().unwrap_or_default();
+        let mut middle: Vec<String> = pieces.collect();
+        let last = middle.pop();
         Glob {
             first,
-            middle: pieces,
+            middle,
             last,
         }
     }

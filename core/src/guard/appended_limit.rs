@@ -151,7 +151,7 @@ fn limit_clause(cap: u64) -> LimitClause {
 /// Appends ` LIMIT cap` to `tokens` (before a closing EOF token, if any), placed after the
 /// last token.
 fn append_limit(tokens: &mut Vec<TokenWithSpan>, cap: u64) {
-    let eof = matches!(tokens.last(), Some(t) if matches!(t.token, Token::EOF));
+    let eof = tokens.last().is_some_and(|t| matches!(t.token, Token::EOF));
     let end = tokens.last().map_or(Location::new(1, 1), |t| t.span.end);
     let at = |offset: u64| {
         let column = end.column.saturating_add(offset);

@@ -365,7 +365,8 @@ impl Guard {
         };
         // Printed into a buffer of about the submitted text's length (where it is at hand), so
         // that printing does not regrow and copy the string as it goes.
-        let mut sql = printed(&statement, read_from.as_ref().map_or(0, |r| r.source.len()));
+        let about = read_from.as_ref().map_or(0, |r| r.source.len());
+        let mut sql = printed(&statement, about).map_err(not_faithful)?;
         self.self_check(&sql, &statement, read_from)
             .map_err(not_faithful)?;
         // Row filters, on the tree just checked (ARCHITECTURE.md, "Pipeline", step 5): what
@@ -373,7 +374,7 @@ impl Guard {
         // builds (every test and fuzz run) re-check the whole result as well: against the tree,
         // or, where the rewrite inserted printed text, that it parses back and prints the same.
         if let Some(form) = (steps.rewrite)(&mut statement, &mut found).map_err(rejected)? {
-            sql = printed(&statement, sql.len());
+            sql = printed(&statement, sql.len()).map_err(not_faithful)?;
             if cfg!(debug_assertions) {
                 match form {
                     Form::Tree => self.self_check(&sql, &statement, None),
@@ -442,12 +443,11 @@ fn unreachable_policy<T>() -> T {
 }
 
 /// `statement` printed, into a string that starts with room for `about` bytes and a margin
-/// (the SQL it was read from is the best guess of its printed length).
-fn printed(statement: &Statement, about: usize) -> String {
+/// (the SQL it was read from is the best guess of its printed length). A `Display` that fails
+/// would leave the text short: that is a refusal, as `to_string` would have been a panic.
+fn printed(statement: &Statement, about: usize) -> Result<String, String> {
     use std::fmt::Write as _;
     let mut sql = String::with_capacity(about + 64);
-    // Writing into a String cannot fail; a Display error would leave the text short, which the
-    // self-check after it refuses.
-    let _ = write!(sql, "{statement}");
-    sql
+    write!(sql, "{statement}").map_err(|_| "the checked tree did not print".to_string())?;
+    Ok(sql)
 }
