@@ -23,7 +23,8 @@
 #   mcp       sqlgate-mcp's bench example against throwaway PostgreSQL and MariaDB clusters
 #
 # Env: SQLGATE_CORPUS (default ../shared/corpus), CARGO_TARGET_DIR (default target), ROUNDS,
-# FIRST_RELEASE (default c6a9792), SLOW_MAIN (default 22795d2). Run it on an idle machine: the stamps say how idle it was.
+# FIRST_RELEASE (default c6a9792), SLOW_MAIN (default 22795d2). Run it on an idle machine: the
+# stamps say how idle it was.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -183,38 +184,42 @@ section_history() {
     put history "$out"
 }
 
-# instructions BINARY: the instructions BINARY executes on the 1 207 queries (21 checks each,
-# plus reading the files), as cachegrind counts them.
+# instructions BINARY: one run of BINARY on the queries under cachegrind; prints the instructions
+# it executed (21 checks per query, plus reading the files) and the number of queries it read.
 instructions() {
-    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-        "$1" "${FILES[@]}" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
+    local log=$WORK/cachegrind.log queries
+    queries=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        --log-file="$log" "$1" "${FILES[@]}" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["queries"])')
+    echo "$(sed -n 's/.*I *refs: *//p' "$log" | tr -d ,) $queries"
 }
 
 section_instructions() {
-    local out=$WORK/instructions.md head first slow checks
+    local out=$WORK/instructions.md rows=$WORK/instructions-rows.md head first slow base="" checks
     command -v valgrind >/dev/null || { echo "bench.sh: instructions needs valgrind" >&2; exit 2; }
     head=$(timing_binary --features mimalloc)
     first=$(old_timing "$FIRST_RELEASE" first-release)
     slow=$(old_timing "$SLOW_MAIN" slow-main)
-    checks=$(("$("$head" "${FILES[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["queries"])')" * 21))
+    for pair in "$FIRST_RELEASE:$first" "$SLOW_MAIN:$slow" "HEAD ($COMMIT):$head"; do
+        local name=${pair%%:*} bin=${pair#*:} n queries
+        read -r n queries < <(instructions "$bin")
+        [ -n "$base" ] || base=$n
+        checks=$((queries * 21))
+        python3 -c "print(f'| $name | {$n:,} | {$n / $checks:,.0f} | {$n / $base:.3f} |')" >>"$rows"
+    done
     {
         stamp "scripts/bench.sh instructions"
         echo "Instructions executed by the timing binary (mimalloc) on the 1 207 queries, 21 checks"
         echo "each, counted by \`valgrind --tool=cachegrind --cache-sim=no\`, divided by the $checks"
         echo "checks (reading the files is counted too, and is the same for all three). Unlike the"
         echo "times above, these counts do not move with the machine's load or clock: compare them"
-        echo "across machines and days. $SLOW_MAIN is main when issue 31 measured a median of"
-        echo "23.9-26.8 µs."
+        echo "across machines and days."
+        [ "$SLOW_MAIN" != 22795d2 ] ||
+            echo "22795d2 is main when issue 31 measured a median of 23.9-26.8 µs."
         echo
         echo "| commit | instructions | per check | against $FIRST_RELEASE |"
         echo "|---|---:|---:|---:|"
-        local base=""
-        for pair in "$FIRST_RELEASE:$first" "$SLOW_MAIN:$slow" "HEAD ($COMMIT):$head"; do
-            local name=${pair%%:*} bin=${pair#*:} n
-            n=$(instructions "$bin")
-            [ -n "$base" ] || base=$n
-            python3 -c "print(f'| $name | {$n:,} | {$n / $checks:,.0f} | {$n / $base:.3f} |')"
-        done
+        cat "$rows"
     } >"$out"
     put instructions "$out"
 }
