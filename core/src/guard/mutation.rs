@@ -1,10 +1,13 @@
 //! The mutation entry point: one INSERT, UPDATE, DELETE or MERGE, checked against the policy's
 //! `writes` section and, for everything it reads, exactly as a query would be.
 
-use sqlparser::ast::{FromTable, ObjectNamePart, SetExpr, Statement, TableFactor};
+use sqlparser::ast::{
+    FromTable, ObjectNamePart, SetExpr, SqliteOnConflict, Statement, TableFactor, Update,
+};
 
 use super::{location_of, Changes, Entry, Guard, Steps};
 use crate::class::QueryClass;
+use crate::dialect::Dialect;
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::rows::{
     bind_target_predicate, filter_first, rewrite_reads, write_out_of_row_filter, Form, RowFilters,
@@ -140,7 +143,7 @@ impl Guard {
         }
         let filters = rows.matching(&found.target_parts);
         if !filters.is_empty() {
-            filter_target(statement, found, rows, &filters, vars)?;
+            filter_target(statement, found, rows, &filters, vars, self.policy.dialect)?;
             found.reads.row_filters.extend(rows.applied_keys(&filters));
             changed = true;
         }
@@ -157,6 +160,7 @@ fn filter_target(
     rows: &RowFilters,
     filters: &[usize],
     vars: &Vars,
+    dialect: Dialect,
 ) -> Result<(), GuardError> {
     let table = &found.target;
     let body = match statement {
@@ -173,6 +177,7 @@ fn filter_target(
     };
     let (relation, selection) = match body {
         Statement::Update(update) => {
+            hold_conflicts_to_the_row(update, table, dialect)?;
             let written: Vec<&String> = filters
                 .iter()
                 .flat_map(|&i| rows.filter_columns(i))
@@ -225,6 +230,34 @@ fn filter_target(
     };
     *selection = Some(filter_first(predicate, selection.take()));
     Ok(())
+}
+
+/// An UPDATE of a row-filtered table may change only the rows its filter admits; a conflict
+/// resolution that deletes the rows the new values collide with reaches rows the statement did
+/// not select, whichever tenant they belong to. SQLite's `UPDATE OR REPLACE` does that, and so
+/// does a plain UPDATE of a table whose UNIQUE or PRIMARY KEY constraint was declared
+/// `ON CONFLICT REPLACE`: the first is refused, the second gets `OR ABORT`, which takes
+/// precedence over the table's own resolution (a collision is then an error, and nothing
+/// changes). PostgreSQL and MySQL have no conflict clause on UPDATE; INSERT and MERGE, whose
+/// conflict clauses (`ON CONFLICT DO UPDATE`, `ON DUPLICATE KEY UPDATE`, REPLACE) update or
+/// delete an existing row of any tenant, are refused on a filtered table by [`filter_target`].
+fn hold_conflicts_to_the_row(
+    update: &mut Update,
+    table: &str,
+    dialect: Dialect,
+) -> Result<(), GuardError> {
+    match update.or {
+        Some(SqliteOnConflict::Replace) => Err(write_out_of_row_filter(
+            table,
+            "UPDATE OR REPLACE deletes the rows its new values collide with, whichever tenant they \
+             belong to",
+        )),
+        None if dialect == Dialect::Sqlite => {
+            update.or = Some(SqliteOnConflict::Abort);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// INSERT, UPDATE, DELETE, MERGE, or one of them under WITH.

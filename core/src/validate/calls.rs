@@ -10,7 +10,6 @@ use super::diagnostics as refuse;
 use super::scope::Scope;
 use super::{span_location, Walker};
 use crate::bounds::{self, Kind};
-use crate::dialect::Dialect;
 use crate::error::{GuardError, Location};
 use crate::functions::{FunctionRefusal, FunctionUse};
 use crate::names::fold_object_name;
@@ -79,7 +78,7 @@ impl Walker<'_, '_> {
         function: &Function,
         scope: &Scope<'_>,
     ) -> Result<(), GuardError> {
-        self.counts.function_calls += 1;
+        self.covered.function_call();
         let location = span_location(function.name.span());
         if let [part] = function.name.0.as_slice() {
             let word = part
@@ -87,10 +86,12 @@ impl Walker<'_, '_> {
                 .filter(|i| i.quote_style.is_none())
                 .map(|i| i.value.to_ascii_lowercase());
             match word.as_deref() {
-                // DuckDB's `COLUMNS('regex')` / `COLUMNS(*)` / `COLUMNS(lambda)`: a star that
-                // picks columns by name at run time.
-                Some("columns") if self.dialect() == Dialect::Duckdb => {
-                    return self.star(None, scope, &[], location);
+                // DuckDB's and ClickHouse's `COLUMNS('regex')` / `COLUMNS(*)` /
+                // `COLUMNS(lambda)`: a star that picks columns by name at run time. Elsewhere a
+                // function of that name is taken as one too, which only refuses more.
+                Some("columns") => {
+                    self.star_arguments_resolved(function);
+                    return self.star(None, scope, &super::stars::LeftOut::NONE, location);
                 }
                 // Snowflake / Databricks `IDENTIFIER('name')`: a name chosen at run time.
                 Some("identifier") => return Err(refuse::identifier_at_run_time(location)),
@@ -109,11 +110,33 @@ impl Walker<'_, '_> {
                     self.collecting_call(&name, &list.args, location)?;
                 }
             }
-            for arg in &list.args {
-                self.star_argument(&function.name, arg, scope, location)?;
+        }
+        // Stars in the argument lists (ClickHouse's parametric functions have two).
+        for arguments in [&function.parameters, &function.args] {
+            if let FunctionArguments::List(list) = arguments {
+                for arg in &list.args {
+                    self.star_argument(&function.name, arg, scope, location)?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// Records the star arguments of `function` as resolved: the call itself was read as a
+    /// star over every FROM item.
+    fn star_arguments_resolved(&mut self, function: &Function) {
+        for arguments in [&function.parameters, &function.args] {
+            if let FunctionArguments::List(list) = arguments {
+                for arg in &list.args {
+                    let (FunctionArg::Named { arg, .. }
+                    | FunctionArg::ExprNamed { arg, .. }
+                    | FunctionArg::Unnamed(arg)) = arg;
+                    if super::coverage::is_star(arg) {
+                        self.covered.resolved(arg);
+                    }
+                }
+            }
+        }
     }
 
     /// `f(t.*)` reads every column of `t`; `f(*)` every column of the FROM items, except in
@@ -131,12 +154,21 @@ impl Walker<'_, '_> {
             | FunctionArg::ExprNamed { arg, .. }
             | FunctionArg::Unnamed(arg) => arg,
         };
+        if super::coverage::is_star(arg_expr) {
+            self.covered.resolved(arg_expr);
+        }
         match arg_expr {
-            FunctionArgExpr::QualifiedWildcard(name) => self.star(Some(name), scope, &[], location),
-            FunctionArgExpr::Wildcard if !is_count(function) => {
-                self.star(None, scope, &[], location)
+            FunctionArgExpr::QualifiedWildcard(name) => {
+                self.star(Some(name), scope, &super::stars::LeftOut::NONE, location)
             }
-            _ => Ok(()),
+            FunctionArgExpr::Wildcard if !is_count(function) => {
+                self.star(None, scope, &super::stars::LeftOut::NONE, location)
+            }
+            FunctionArgExpr::Wildcard | FunctionArgExpr::Expr(_) => Ok(()),
+            // Snowflake's `HASH(* EXCLUDE (c))`: a star with its modifiers, as in a select list.
+            FunctionArgExpr::WildcardWithOptions(options) => {
+                self.star_with_options(None, options, scope, location)
+            }
         }
     }
 }

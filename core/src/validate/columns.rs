@@ -96,7 +96,11 @@ impl Walker<'_, '_> {
         location: Option<Location>,
     ) -> Result<(), GuardError> {
         let found = self.bare_column_candidates(name, scope, location)?;
-        let is_row = whole_row(name, scope, location)?;
+        // PostgreSQL and DuckDB read a bare name as a column when a FROM item at any level has
+        // one of that name, and only otherwise as a whole-row reference to the item so named
+        // (`SELECT party FROM party` with a column `party`). A select-list alias is no such
+        // column, and an item of unknown columns may or may not have it.
+        let is_row = !found.bound && whole_row(name, scope, location)?;
         if found.exists || found.open_ended || is_row {
             return Ok(());
         }
@@ -145,6 +149,7 @@ impl Walker<'_, '_> {
             }
             found.exists |= binds_here || level.aliases.iter().any(|a| a == name);
             bound |= binds_here && !weak;
+            found.bound |= binds_here && !weak;
             weak_remaining = weak_remaining.saturating_sub(1).max(level.weak_levels);
         }
         Ok(found)
@@ -232,6 +237,9 @@ impl Walker<'_, '_> {
 struct BareColumn {
     /// A FROM item has it, or a select-list alias is called so.
     exists: bool,
+    /// A FROM item known to have a column of that name binds it (not through an ON clause's
+    /// weak sight): the name is that column, never a whole-row reference.
+    bound: bool,
     /// Some FROM item on the way could own any name (its columns are unknown).
     open_ended: bool,
 }
@@ -392,6 +400,45 @@ mod tests {
         // A protected column is never suggested.
         let error = refusal(&g, "SELECT c.emial FROM customer c").expect("refused");
         assert_ne!(error.hint.as_deref(), Some("did you mean `email`?"));
+    }
+
+    #[test]
+    fn a_bare_name_is_a_column_first() {
+        // `party` has a column `party` (and a protected `secret`): PostgreSQL and DuckDB read
+        // the bare name as that column, not as the whole row.
+        let policy = r#"{"columns": {"deny": ["party.secret"]},
+            "catalog": {"tables": [
+                {"name": "party", "columns": [{"name": "party_id"}, {"name": "party"},
+                    {"name": "secret"}]},
+                {"name": "vendor", "columns": [{"name": "vendor_id"}, {"name": "email"}]}]}}"#;
+        for dialect in ["postgres", "duckdb"] {
+            let g = guard(policy, dialect);
+            for sql in [
+                "SELECT Party FROM party GROUP BY Party HAVING count(*) >= 2",
+                "SELECT party FROM party p",
+                "SELECT (SELECT max(party) FROM vendor) FROM party",
+                "SELECT p.party FROM party p WHERE party IS NOT NULL",
+            ] {
+                assert_eq!(code(&g, sql), None, "{dialect}: {sql}");
+            }
+            // No column of that name: the name of the item is its whole row.
+            for sql in [
+                "SELECT p FROM party p",
+                "SELECT to_json(p) FROM party p",
+                // A select-list alias is not a column of a FROM item.
+                "SELECT party_id AS p, p FROM party p",
+            ] {
+                let error = refusal(&g, sql).expect("refused");
+                assert!(
+                    error.message.contains("whole-row"),
+                    "{dialect}: {sql}: {error}"
+                );
+            }
+        }
+        // Without a catalog the item could lack the column: still a possible whole row.
+        let g = guard(r#"{"columns": {"deny": ["party.secret"]}}"#, "postgres");
+        let error = refusal(&g, "SELECT party FROM party").expect("refused");
+        assert!(error.message.contains("whole-row"), "{error}");
     }
 
     #[test]

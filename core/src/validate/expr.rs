@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    AccessExpr, BinaryOperator, DataType, Expr, Ident, Query, Spanned, Statement, TableFactor,
-    Visit, Visitor,
+    AccessExpr, BinaryOperator, DataType, Expr, Ident, ObjectName, Query, Spanned, Statement,
+    TableFactor, Visit, Visitor,
 };
 
 use super::diagnostics as refuse;
@@ -109,6 +109,24 @@ impl ExprVisitor<'_, '_, '_, '_, '_> {
         }
     }
 
+    /// MySQL / MariaDB `MATCH (c1, c2) AGAINST (...)`: a full-text search reads its columns
+    /// (a boolean-mode prefix search or a relevance ORDER BY reveals them a character at a
+    /// time), so each is a column reference like any other, never a masked column's slot.
+    fn match_against(&mut self, columns: &[ObjectName]) -> Result<(), GuardError> {
+        for column in columns {
+            let idents: Option<Vec<Ident>> = column
+                .0
+                .iter()
+                .map(|part| part.as_ident().cloned())
+                .collect();
+            let Some(idents) = idents else {
+                return Err(refuse::computed_qualifier(span_location(column.span())));
+            };
+            self.compound_identifier(&idents)?;
+        }
+        Ok(())
+    }
+
     /// `root.field...` / `(root).field`: a column `root` (or `q.root`) and its first field,
     /// read as the column `root.field` when `root` names a FROM item. Field names after a dot
     /// are not columns of the scope.
@@ -175,7 +193,12 @@ impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
     }
 
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-        if self.skip_depth > 0 || self.skip_exprs.contains(&(expr as *const Expr)) {
+        if self.skip_depth > 0 {
+            return ControlFlow::Continue(());
+        }
+        if self.skip_exprs.contains(&(expr as *const Expr)) {
+            // Handled with its parent: a field name, or a composite's root read as a column.
+            self.walker.covered.resolved(expr);
             return ControlFlow::Continue(());
         }
         let scope = self.scope;
@@ -195,13 +218,19 @@ impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
             Expr::TypedString(typed) => catalog_type(&typed.data_type, span_location(expr.span())),
             Expr::QualifiedWildcard(name, _) => {
                 let location = span_location(name.span());
-                self.walker.star(Some(name), scope, &[], location)
+                self.walker
+                    .star(Some(name), scope, &super::stars::LeftOut::NONE, location)
             }
-            Expr::Wildcard(_) => self
-                .walker
-                .star(None, scope, &[], span_location(expr.span())),
+            Expr::Wildcard(_) => self.walker.star(
+                None,
+                scope,
+                &super::stars::LeftOut::NONE,
+                span_location(expr.span()),
+            ),
+            Expr::MatchAgainst { columns, .. } => self.match_against(columns),
             _ => Ok(()),
         };
+        self.walker.covered.resolved(expr);
         self.fail(result)
     }
 }
@@ -277,6 +306,26 @@ mod tests {
             Some("function_not_allowed")
         );
         assert_eq!(code(&g, "SELECT seq.nextval FROM vendor seq"), None);
+    }
+
+    #[test]
+    fn full_text_match_reads_its_columns() {
+        for dialect in ["mysql", "generic"] {
+            let g = guard(PII, dialect);
+            for sql in [
+                "SELECT first_name FROM customer WHERE MATCH (email) AGAINST ('a*' IN BOOLEAN MODE)",
+                "SELECT first_name FROM customer ORDER BY MATCH (first_name, phone) AGAINST ('5')",
+                "SELECT MATCH (customer.email) AGAINST ('x') FROM customer",
+            ] {
+                assert_eq!(
+                    code(&g, sql).as_deref(),
+                    Some("column_not_allowed"),
+                    "{dialect}: {sql}"
+                );
+            }
+            let sql = "SELECT first_name FROM customer WHERE MATCH (first_name) AGAINST ('ann')";
+            assert_eq!(code(&g, sql), None, "{dialect}: {sql}");
+        }
     }
 
     #[test]

@@ -127,7 +127,7 @@ impl Walker<'_, '_> {
         scope: &Scope<'_>,
         depth: usize,
     ) -> Result<Vec<Source>, GuardError> {
-        self.counts.table_factors += 1;
+        self.covered.table_factor();
         let location = factor_location(factor);
         let dialect = self.dialect();
         match factor {

@@ -17,7 +17,7 @@ impl Walker<'_, '_> {
         query: &Query,
         parent: Option<&Scope<'_>>,
     ) -> Result<Option<Vec<String>>, GuardError> {
-        self.counts.queries += 1;
+        self.covered.query();
         let Query {
             with,
             body,
@@ -162,7 +162,7 @@ impl Walker<'_, '_> {
         let source = self.relation(&object, None, scope)?;
         let mut s = Scope::child(Some(scope));
         s.sources.push(source);
-        self.star(None, &s, &[], None)
+        self.star(None, &s, &super::stars::LeftOut::NONE, None)
     }
 }
 

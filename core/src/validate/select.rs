@@ -62,7 +62,7 @@ impl Walker<'_, '_> {
             .collect();
         if projection.is_empty() && !from.is_empty() {
             // DuckDB's `FROM t` without SELECT reads every column, as `SELECT *` does.
-            self.star(None, &scope, &[], location)?;
+            self.star(None, &scope, &super::stars::LeftOut::NONE, location)?;
         }
         if self.mask_target == std::ptr::from_ref::<Select>(select) as usize {
             self.masked_projection(projection, distinct.is_some(), &scope, location)?;
@@ -132,19 +132,15 @@ impl Walker<'_, '_> {
         location: Option<Location>,
     ) -> Result<(), GuardError> {
         match item {
-            SelectItem::Wildcard(options) => {
-                let excluded = super::stars::excluded_columns(options, self.dialect());
-                self.star(None, scope, &excluded, location)
-            }
+            SelectItem::Wildcard(options) => self.star_with_options(None, options, scope, location),
             SelectItem::QualifiedWildcard(
                 SelectItemQualifiedWildcardKind::ObjectName(name),
                 options,
-            ) => {
-                let excluded = super::stars::excluded_columns(options, self.dialect());
-                self.star(Some(name), scope, &excluded, location)
-            }
-            SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::Expr(expr), _) => {
-                self.exprs(expr, scope)
+            ) => self.star_with_options(Some(name), options, scope, location),
+            // BigQuery's `(expr).*`: the fields of a value, read as the expression.
+            SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::Expr(expr), options) => {
+                self.exprs(expr, scope)?;
+                self.star_modifiers_on_value(options, scope)
             }
             SelectItem::UnnamedExpr(expr)
             | SelectItem::ExprWithAlias { expr, .. }

@@ -16,6 +16,32 @@ pub(in crate::validate) fn not_understood(location: Option<Location>) -> GuardEr
     )
 }
 
+/// The coverage check reached a node naming columns that the walker did not resolve: syntax
+/// the walker does not model holds it, so what it reads was not checked.
+pub(in crate::validate) fn unresolved_name(
+    construct: &str,
+    location: Option<Location>,
+) -> GuardError {
+    let shown = shorten(construct);
+    refusal(
+        ErrorCode::UnsupportedSyntax,
+        format!(
+            "`{shown}` is read by a construct the validator does not model, so what it reads \
+             cannot be checked"
+        ),
+        "rewrite that part with plain column references in SELECT, WHERE, GROUP BY or ORDER BY",
+        location,
+    )
+}
+
+/// At most 60 characters of `text`, for a message.
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// `FOR UPDATE` / `FOR SHARE`.
 pub(in crate::validate) fn locking_clause(
     lock: &dyn std::fmt::Display,

@@ -101,6 +101,24 @@ pub(in crate::validate) fn protected_column_written(
     )
 }
 
+/// A masked column written with a computed value: only a literal, NULL or a parameter may be
+/// written to one.
+pub(in crate::validate) fn masked_column_computed_write(
+    table: &str,
+    column: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::MaskedColumn,
+        format!(
+            "column `{table}.{column}` is masked: it may be set to a literal, NULL or a \
+             parameter, not to a computed value"
+        ),
+        format!("write `{column}` as a literal value or NULL"),
+        location,
+    )
+}
+
 /// An INSERT without a column list (or MERGE's `INSERT ROW`) into a table with protected columns.
 pub(in crate::validate) fn every_column_written(
     table: &str,

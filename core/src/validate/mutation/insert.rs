@@ -1,13 +1,15 @@
 //! INSERT (VALUES, SELECT, SET, ON CONFLICT, ON DUPLICATE KEY UPDATE, REPLACE).
 
 use sqlparser::ast::{
-    ConflictTarget, Ident, Insert, OnConflictAction, OnInsert, SqliteOnConflict, TableObject,
+    ConflictTarget, Ident, Insert, OnConflictAction, OnInsert, SetExpr, SqliteOnConflict,
+    TableObject,
 };
 
 use super::super::diagnostics as refuse;
 use super::super::scope::{Scope, Source};
 use super::super::{span_location, Walker};
 use super::target::target_table;
+use super::written::{written_at, Written};
 use super::MutationAnalysis;
 use crate::class::QueryClass;
 use crate::error::{GuardError, Location};
@@ -50,8 +52,16 @@ impl Walker<'_, '_> {
         {
             self.write_every_column(table, location, found)?;
         }
-        for column in &insert.columns {
-            self.write_column(column, &target, found)?;
+        let rows = insert
+            .source
+            .as_deref()
+            .and_then(|q| match q.body.as_ref() {
+                SetExpr::Values(values) if q.with.is_none() => Some(&values.rows),
+                _ => None,
+            });
+        for (k, column) in insert.columns.iter().enumerate() {
+            let value = rows.map_or(Written::Computed, |rows| written_at(rows, k));
+            self.write_column(column, &target, found, value)?;
         }
         let mut scope = Scope::child(parent);
         scope.sources.push(target.clone());

@@ -6,6 +6,7 @@ use super::super::scope::Scope;
 use super::super::{span_location, Walker};
 use super::target::{no_alias_of_target, target_table};
 use super::update::refused_extras;
+use super::written::{written_at, Written};
 use super::MutationAnalysis;
 use crate::class::QueryClass;
 use crate::error::GuardError;
@@ -60,8 +61,13 @@ impl Walker<'_, '_> {
                     if insert.columns.is_empty() {
                         self.write_every_column(table, location, found)?;
                     }
-                    for column in &insert.columns {
-                        self.write_column(column, &target, found)?;
+                    let values = match &insert.kind {
+                        MergeInsertKind::Values(values) => Some(values),
+                        MergeInsertKind::Row | MergeInsertKind::Wildcard => None,
+                    };
+                    for (k, column) in insert.columns.iter().enumerate() {
+                        let value = values.map_or(Written::Computed, |v| written_at(&v.rows, k));
+                        self.write_column(column, &target, found, value)?;
                     }
                     self.exprs(&insert.insert_predicate, &scope)?;
                 }

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use sqlparser::ast::{Query, SetExpr, Spanned, Statement, Visit};
+use sqlparser::ast::{Query, SetExpr, Spanned, Statement};
 
 use super::diagnostics as refuse;
 use super::scope::Scope;
-use super::{span_location, Analysis, Context, Counts, Walker};
+use super::{coverage, span_location, Analysis, Context, Walker};
 use crate::class::QueryClass;
 use crate::error::GuardError;
 use crate::writes::WritePolicy;
@@ -53,11 +53,7 @@ pub fn analyze_mutation(
         class: QueryClass::MutationCreate,
     };
     walker.mutation_statement(statement, None, writes, &mut found)?;
-    let mut expected = Counts::default();
-    let _ = statement.visit(&mut expected);
-    if expected != walker.counts {
-        return Err(refuse::not_understood(span_location(statement.span())));
-    }
+    coverage::verify(statement, std::mem::take(&mut walker.covered))?;
     if found.columns_written.contains("*") {
         // Every column, names unknown: listing some of them would suggest the others are safe.
         found.columns_written = BTreeSet::from(["*".to_string()]);
@@ -91,7 +87,7 @@ impl Walker<'_, '_> {
         writes: &WritePolicy,
         found: &mut MutationAnalysis,
     ) -> Result<(), GuardError> {
-        self.counts.queries += 1;
+        self.covered.query();
         let location = span_location(query.span());
         let inner = match query.body.as_ref() {
             SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) | SetExpr::Merge(s) => s,

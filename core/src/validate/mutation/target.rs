@@ -35,7 +35,7 @@ impl Walker<'_, '_> {
         found: &mut MutationAnalysis,
         location: Option<Location>,
     ) -> Result<Source, GuardError> {
-        self.counts.table_factors += 1;
+        self.covered.table_factor();
         let TableFactor::Table {
             name,
             alias,

@@ -4,7 +4,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Assignment, AssignmentTarget, Expr, ObjectName, SelectItem, Spanned, Visit, Visitor,
+    Assignment, AssignmentTarget, Expr, ObjectName, Parens, SelectItem, Spanned, UnaryOperator,
+    Visit, Visitor,
 };
 
 use super::super::diagnostics as refuse;
@@ -28,10 +29,22 @@ impl Walker<'_, '_> {
     ) -> Result<(), GuardError> {
         for assignment in assignments {
             match &assignment.target {
-                AssignmentTarget::ColumnName(column) => self.write_column(column, target, found)?,
+                AssignmentTarget::ColumnName(column) => {
+                    let value = Written::of(&assignment.value);
+                    self.write_column(column, target, found, value)?;
+                }
                 AssignmentTarget::Tuple(columns) => {
-                    for column in columns {
-                        self.write_column(column, target, found)?;
+                    // `(a, b) = (1, 2)`: each column gets its element; `= (SELECT ...)` is
+                    // computed.
+                    let elements = match &assignment.value {
+                        Expr::Tuple(values) if values.len() == columns.len() => Some(values),
+                        _ => None,
+                    };
+                    for (k, column) in columns.iter().enumerate() {
+                        let value = elements
+                            .and_then(|values| values.get(k))
+                            .map_or(Written::Computed, Written::of);
+                        self.write_column(column, target, found, value)?;
                     }
                 }
             }
@@ -41,28 +54,38 @@ impl Walker<'_, '_> {
     }
 
     /// One written column, `c`, `t.c` (MySQL, the target's name) or `c.field` (PostgreSQL, a
-    /// composite's field). No part may be a protected column; with a catalog, the column must
-    /// exist.
+    /// composite's field), getting `value`. No part may be a protected column, except a masked
+    /// column set to a constant: writing one reveals nothing of what it holds (an erasure, a
+    /// support edit), as long as nothing else in the statement reads it, which the walker
+    /// refuses as everywhere. With a catalog, the column must exist.
     pub(super) fn write_column(
         &mut self,
         column: &ObjectName,
         target: &Source,
         found: &mut MutationAnalysis,
+        value: Written,
     ) -> Result<(), GuardError> {
         let location = span_location(column.span());
         let Some(parts) = fold_object_name(column, self.dialect()) else {
             return Err(refuse::computed_table_name(location));
         };
         let table = target_table(target);
-        if let Some(protected) = parts
-            .iter()
-            .find(|p| table.is_some_and(|t| t.protected.contains(p)))
-        {
-            return Err(refuse::protected_column_written(
-                table.map_or("", |t| t.display.as_str()),
-                protected,
-                location,
-            ));
+        if let Some(t) = table {
+            for part in parts.iter().filter(|p| t.protected.contains(p)) {
+                let masked = t.protection(part).mask().is_some();
+                match (masked, value) {
+                    // A masked column itself (not a field of it) set to a constant.
+                    (true, Written::Constant) if Some(part) == parts.last() => {}
+                    (true, _) => {
+                        return Err(refuse::masked_column_computed_write(
+                            &t.display, part, location,
+                        ))
+                    }
+                    (false, _) => {
+                        return Err(refuse::protected_column_written(&t.display, part, location))
+                    }
+                }
+            }
         }
         let name = match parts.as_slice() {
             [qualifier, column] if target.is_named(std::slice::from_ref(qualifier)) => column,
@@ -137,6 +160,51 @@ impl Walker<'_, '_> {
             self.select_item(item, scope, location)?;
         }
         Ok(())
+    }
+}
+
+/// What a written column gets, as far as masked columns go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Written {
+    /// A literal, NULL or a bound parameter (signed, cast or parenthesised): nothing read.
+    Constant,
+    /// Anything else: an expression, a sub-query, the rows of a SELECT, a default.
+    Computed,
+}
+
+impl Written {
+    /// What `value` is.
+    pub(super) fn of(value: &Expr) -> Written {
+        if is_constant(value) {
+            Written::Constant
+        } else {
+            Written::Computed
+        }
+    }
+}
+
+/// What the `k`-th column of VALUES `rows` gets: a constant only when every row gives one.
+pub(super) fn written_at(rows: &[Parens<Vec<Expr>>], k: usize) -> Written {
+    let constant = !rows.is_empty() && rows.iter().all(|row| row.get(k).is_some_and(is_constant));
+    if constant {
+        Written::Constant
+    } else {
+        Written::Computed
+    }
+}
+
+/// A literal, NULL or placeholder, possibly signed, cast, typed (`DATE '...'`) or in
+/// parentheses.
+fn is_constant(value: &Expr) -> bool {
+    match value {
+        Expr::Value(_) | Expr::TypedString(_) => true,
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
+            expr,
+        }
+        | Expr::Nested(expr)
+        | Expr::Cast { expr, .. } => is_constant(expr),
+        _ => false,
     }
 }
 
