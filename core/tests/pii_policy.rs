@@ -249,8 +249,13 @@ fn a_mutation_never_reads_a_masked_column_and_writes_one_only_as_a_constant() {
         "INSERT INTO customer (customer_id, email) VALUES (99, 'x@example.com'), (100, NULL)",
         "INSERT INTO customer (customer_id, email) VALUES (99, CAST(NULL AS text))",
     ] {
-        let approved = g.check_mutation(sql).unwrap_or_else(|r| panic!("{sql}: {r}"));
-        assert!(approved.columns_written.contains(&"email".to_string()), "{sql}");
+        let approved = g
+            .check_mutation(sql)
+            .unwrap_or_else(|r| panic!("{sql}: {r}"));
+        assert!(
+            approved.columns_written.contains(&"email".to_string()),
+            "{sql}"
+        );
     }
     for (sql, code) in [
         (

@@ -39,6 +39,18 @@ impl Walker<'_, '_> {
         Ok(local.sources)
     }
 
+    /// One FROM item alone (a MERGE source), as [`Walker::table_with_joins`] reads it: the item
+    /// itself, not a copy, so that the coverage check finds the names it resolved.
+    pub(super) fn lone_factor(
+        &mut self,
+        factor: &TableFactor,
+        outer: &Scope<'_>,
+        depth: usize,
+    ) -> Result<Vec<Source>, GuardError> {
+        let local = Scope::child(Some(outer));
+        self.table_factor(factor, &local, depth)
+    }
+
     /// The condition of `join`, in `members` (the join's members so far, over weak levels).
     fn join_condition(&mut self, join: &Join, members: &Scope<'_>) -> Result<(), GuardError> {
         let constraint = match &join.join_operator {

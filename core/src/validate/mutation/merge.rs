@@ -1,6 +1,6 @@
 //! MERGE: the target, its source, ON and every WHEN clause.
 
-use sqlparser::ast::{Merge, MergeAction, MergeInsertKind, MergeUpdateKind, TableWithJoins};
+use sqlparser::ast::{Merge, MergeAction, MergeInsertKind, MergeUpdateKind};
 
 use super::super::scope::Scope;
 use super::super::{span_location, Walker};
@@ -35,14 +35,7 @@ impl Walker<'_, '_> {
         let target = self.target_factor(table, writes, found, location)?;
         let mut scope = Scope::child(parent);
         scope.sources.push(target.clone());
-        let sources = self.table_with_joins(
-            &TableWithJoins {
-                relation: source.clone(),
-                joins: Vec::new(),
-            },
-            &scope,
-            1,
-        )?;
+        let sources = self.lone_factor(source, &scope, 1)?;
         no_alias_of_target(&target, &sources, location)?;
         scope.sources.extend(sources);
         self.exprs(on.as_ref(), &scope)?;
