@@ -31,7 +31,7 @@ fi
 
 cd "$ROOT/tests/engines"
 set +e
-"$VPY" -m pytest -q -s -p no:cacheprovider test_engines.py
+"$VPY" -m pytest -q -s -p no:cacheprovider test_engines.py test_conflicts.py
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -35,7 +35,7 @@ import pytest
 import sqlgate
 from adapters import DuckDB, MariaDB, Postgres, SQLite
 from engines import (COLUMNS, HOST_EFFECTS, TABLES, Engine, Query, column_protected, fixture_rows, judge,
-                     settings_for, tempdir)
+                     pii_protected, settings_for, tempdir)
 
 REPO = Path(__file__).resolve().parents[2]
 VECTOR_DIR = REPO / "tests" / "vectors"
@@ -302,15 +302,24 @@ MUTATIONS_THAT_RUN = {"postgres": 15, "mariadb": 4, "sqlite": 4, "duckdb": 2}
 
 
 def table_state(policy: dict[str, Any]) -> Any:
-    """An `inspect` for Engine.run: per table, the sorted rows and the non-null values of the
-    columns the policy protects."""
-    def inspect(query: Query) -> dict[str, tuple[list[str], set[str]]]:
+    """An `inspect` for Engine.run: per table, the sorted rows, the non-null values of the
+    columns the policy protects (denied or masked), and, for a row-filtered table, the rows its
+    filter does not admit (another tenant's)."""
+    filters = (policy.get("rows") or {})
+
+    def inspect(query: Query) -> dict[str, tuple[list[str], set[str], list[str]]]:
+        def sorted_rows(sql: str) -> list[str]:
+            return sorted(repr(tuple(str(v) for v in row)) for row in query(sql))
+
         state = {}
         for table in TABLES:
             rows = query(f"SELECT * FROM {table}")
-            protected = [i for i, c in enumerate(COLUMNS[table]) if column_protected(policy, table, c)]
+            protected = [i for i, c in enumerate(COLUMNS[table])
+                         if column_protected(policy, table, c) or pii_protected(policy, table, c)]
             values = {str(row[i]) for row in rows for i in protected if row[i] is not None}
-            state[table] = (sorted(repr(tuple(str(v) for v in row)) for row in rows), values)
+            condition = filters.get(table)
+            outside = sorted_rows(f"SELECT * FROM {table} WHERE NOT ({condition})") if condition else []
+            state[table] = (sorted(repr(tuple(str(v) for v in row)) for row in rows), values, outside)
         return state
     return inspect
 
@@ -342,13 +351,19 @@ def test_approved_mutations_change_only_their_target(name: str, engines: dict[st
             failures += [f"{where}: {v}\n    {verdict['sql']}" for v in j.violations]
             if outcome.error:
                 errors += 1
+                if case.get("engine") == "runs":
+                    failures.append(f"{where}: marked engine=runs but failed: {outcome.error}\n    {verdict['sql']}")
                 continue
             ran += 1
             target = verdict["target"].split(".")[-1]
             changed = {t for t in TABLES if outcome.inspected[t][0] != before[t][0]}
             if changed - {target}:
                 failures.append(f"{where}: changed {sorted(changed - {target})}, target {target}")
+            if target in before and outcome.inspected[target][2] != before[target][2]:
+                failures.append(f"{where}: rows outside {target}'s row filter changed")
+            # A masked column may be set to a literal of the statement; nothing else may appear.
             new_protected = outcome.inspected[target][1] - before[target][1] if target in before else set()
+            new_protected = {v for v in new_protected if f"'{v}'" not in verdict["sql"]}
             if new_protected:
                 failures.append(f"{where}: protected values written: {sorted(new_protected)[:3]}")
     print(f"\n== engines: {name}: approved mutation vectors ran {ran}, engine errors {errors}")
