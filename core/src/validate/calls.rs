@@ -91,7 +91,14 @@ impl Walker<'_, '_> {
                 // function of that name is taken as one too, which only refuses more.
                 Some("columns") => {
                     self.star_arguments_resolved(function);
-                    return self.star(None, scope, &super::stars::LeftOut::NONE, location);
+                    // `COLUMNS(* EXCLUDE (c))` covers what that star covers; any other argument
+                    // (a regex, a lambda, a list) may pick any column.
+                    return match single_argument(function) {
+                        Some(FunctionArgExpr::WildcardWithOptions(options)) => {
+                            self.star_with_options(None, options, scope, location)
+                        }
+                        _ => self.star(None, scope, &super::stars::LeftOut::NONE, location),
+                    };
                 }
                 // Snowflake / Databricks `IDENTIFIER('name')`: a name chosen at run time.
                 Some("identifier") => return Err(refuse::identifier_at_run_time(location)),
@@ -170,6 +177,17 @@ impl Walker<'_, '_> {
                 self.star_with_options(None, options, scope, location)
             }
         }
+    }
+}
+
+/// The one argument of `function`, when it has exactly one.
+fn single_argument(function: &Function) -> Option<&FunctionArgExpr> {
+    match &function.args {
+        FunctionArguments::List(list) => match list.args.as_slice() {
+            [FunctionArg::Unnamed(arg)] => Some(arg),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -355,6 +355,24 @@ mod tests {
             }
             assert_eq!(code(&g, "SELECT COLUMNS('.*') FROM vendor"), None);
         }
+        let g = guard(PII, "duckdb");
+        assert_eq!(
+            code(
+                &g,
+                "SELECT min(COLUMNS(* EXCLUDE (email, phone))) FROM customer"
+            ),
+            None
+        );
+        for sql in [
+            "SELECT min(COLUMNS(* EXCLUDE (phone))) FROM customer",
+            "SELECT * FROM vendor, customer WHERE COLUMNS(*) IS NOT NULL",
+        ] {
+            assert_eq!(
+                code(&g, sql).as_deref(),
+                Some("star_on_restricted_table"),
+                "{sql}"
+            );
+        }
     }
 
     #[test]
