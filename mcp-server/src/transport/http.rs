@@ -25,10 +25,13 @@ use super::frame::{FrameLimits, Reject};
 use super::http_body::{answer, screen};
 pub use super::identify::Credential;
 use super::identify::Identify;
+use super::session_guard::{session_of, Asking, SessionGuard};
+use super::sessions::{opened_by, OwnedSessions, Owner, Owners};
 use super::tls::listener::{PeerCert, TlsListener};
 use super::tls::TlsConfig;
 use crate::audit::Audit;
 use crate::gate::Engine;
+use crate::tools::caller::Caller;
 use crate::tools::SqlGateServer;
 
 /// HTTP settings.
@@ -71,12 +74,14 @@ struct Dispatch<M: SessionManager> {
     identify: Identify,
     services: Vec<StreamableHttpService<SqlGateServer, M>>,
     limits: FrameLimits,
+    /// Who owns which session (`None`: `--stateless`, no sessions).
+    sessions: Option<SessionGuard>,
 }
 
 /// Picks the route before rmcp sees the request, and hands it the verified caller: each
-/// principal has its own service and session manager, so a session id is known only to the
-/// principal that opened it (another principal's token on it gets rmcp's 404 "session not
-/// found").
+/// principal has its own service and session manager, and every session belongs to the caller
+/// that opened it ([`super::sessions`]): a request naming another caller's session, of any
+/// principal, gets the unknown session's 404.
 async fn dispatch<M: SessionManager>(
     State(d): State<Arc<Dispatch<M>>>,
     mut req: Request,
@@ -89,16 +94,40 @@ async fn dispatch<M: SessionManager>(
         Ok(found) => found,
         Err(answer) => return closing(answer),
     };
-    if let Some(caller) = caller {
+    let owner = Owner {
+        route: index,
+        identity: caller.as_ref().map(Caller::identity),
+    };
+    let method = req.method().clone();
+    let session = session_of(&req).map(str::to_string);
+    let asking = |session| Asking {
+        method: &method,
+        session,
+        owner: &owner,
+        caller: caller.as_ref(),
+    };
+    if let (Some(guard), Some(s)) = (&d.sessions, &session) {
+        if let Err(answer) = guard.admit(&asking(s)).await {
+            return answer;
+        }
+    }
+    if let Some(caller) = caller.clone() {
         req.extensions_mut().insert(caller);
     }
-    let req = match screen(req, d.limits).await {
-        Ok(req) => req,
+    let (req, answering) = match screen(req, d.limits).await {
+        Ok(screened) => screened,
         // A body over the cap is left partly unread.
         Err(answer) => return closing(answer),
     };
+    if let (Some(guard), Some(s)) = (&d.sessions, &session) {
+        if let Err(answer) = guard.admit_answer(&asking(s), &answering).await {
+            return answer;
+        }
+    }
     match d.services.get(index) {
-        Some(service) => service.handle(req).await.into_response(),
+        Some(service) => opened_by(owner.clone(), service.handle(req))
+            .await
+            .into_response(),
         None => (StatusCode::INTERNAL_SERVER_ERROR, "no such route\n").into_response(),
     }
 }
@@ -141,11 +170,14 @@ fn service<M: SessionManager>(
     )
 }
 
-fn router<M: SessionManager + Default>(
+/// `/mcp` over every route, each with its own session manager from `manager` (`owners`: who
+/// owns each session, when there are sessions), and the OAuth metadata.
+fn router<M: SessionManager>(
     routes: Vec<HttpRoute>,
     audit: &Audit,
     config: &StreamableHttpServerConfig,
     verifier: Option<Arc<JwtVerifier>>,
+    (manager, owners): (impl Fn() -> M, Option<Arc<Owners>>),
 ) -> axum::Router {
     let challenge = Challenge {
         resource_metadata: verifier
@@ -157,9 +189,14 @@ fn router<M: SessionManager + Default>(
         .map(|r| (r.credential.clone(), r.engine.vars().clone()))
         .collect();
     let identify = Identify::new(credentials, verifier.clone(), challenge);
+    let principals = routes
+        .iter()
+        .map(|r| r.engine.principal().map(str::to_string))
+        .collect();
+    let sessions = owners.map(|o| SessionGuard::new(o, audit.clone(), principals));
     let services = routes
         .into_iter()
-        .map(|r| service(r.engine, audit.clone(), M::default(), config.clone()))
+        .map(|r| service(r.engine, audit.clone(), manager(), config.clone()))
         .collect();
     let limits = FrameLimits {
         max_bytes: config.max_request_body_bytes,
@@ -169,6 +206,7 @@ fn router<M: SessionManager + Default>(
         identify,
         services,
         limits,
+        sessions,
     });
     let mut router =
         axum::Router::new().route("/mcp", axum::routing::any(dispatch::<M>).with_state(state));
@@ -277,9 +315,13 @@ pub async fn serve_http_routes(
         config = config.with_json_response(true);
     }
     let router = if opts.stateless {
-        router::<NeverSessionManager>(routes, &audit, &config, verifier)
+        let none = (NeverSessionManager::default, None);
+        router(routes, &audit, &config, verifier, none)
     } else {
-        router::<LocalSessionManager>(routes, &audit, &config, verifier)
+        let owners = Arc::new(Owners::default());
+        let owned = owners.clone();
+        let manager = move || OwnedSessions::new(LocalSessionManager::default(), owned.clone());
+        router(routes, &audit, &config, verifier, (manager, Some(owners)))
     };
     let gate_state = Gate {
         max_body_bytes: opts.max_body_bytes,

@@ -10,5 +10,7 @@ pub mod http;
 pub mod http_body;
 pub mod identify;
 pub mod json_scan;
+pub mod session_guard;
+pub mod sessions;
 pub mod stdio;
 pub mod tls;
