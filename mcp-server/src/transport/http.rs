@@ -9,7 +9,6 @@ use std::sync::Arc;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use http::{header, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -21,13 +20,15 @@ use super::auth::challenge::Challenge;
 use super::auth::check_bind;
 use super::auth::jwt::{JwtVerifier, OAuthSettings};
 use super::auth::metadata::{metadata_paths, metadata_url, ResourceMetadata};
+use super::connections::{self, Admission, ConnectionLimits};
 use super::frame::{FrameLimits, Reject};
+use super::host;
 use super::http_body::{answer, screen};
 pub use super::identify::Credential;
 use super::identify::Identify;
 use super::session_guard::{session_of, Asking, SessionGuard};
 use super::sessions::{opened_by, OwnedSessions, Owner, Owners};
-use super::tls::listener::{PeerCert, TlsListener};
+use super::tls::listener::PeerCert;
 use super::tls::TlsConfig;
 use crate::audit::Audit;
 use crate::gate::Engine;
@@ -52,6 +53,8 @@ pub struct HttpOptions {
     pub oauth: Option<OAuthSettings>,
     /// HTTPS (and mutual TLS): `None` serves plain HTTP.
     pub tls: Option<TlsConfig>,
+    /// How long, and how many, connections may wait to be authenticated.
+    pub connections: ConnectionLimits,
 }
 
 #[derive(Clone)]
@@ -94,6 +97,9 @@ async fn dispatch<M: SessionManager>(
         Ok(found) => found,
         Err(answer) => return closing(answer),
     };
+    if let Some(admission) = req.extensions().get::<Admission>() {
+        admission.authenticated();
+    }
     let owner = Owner {
         route: index,
         identity: caller.as_ref().map(Caller::identity),
@@ -326,7 +332,9 @@ pub async fn serve_http_routes(
     let gate_state = Gate {
         max_body_bytes: opts.max_body_bytes,
     };
-    let router = router.layer(middleware::from_fn_with_state(gate_state, gate));
+    let router = router
+        .layer(middleware::from_fn_with_state(gate_state, gate))
+        .layer(middleware::from_fn(host::check));
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot bind {addr}: {e}"))?;
@@ -341,55 +349,14 @@ pub async fn serve_http_routes(
     if let Some(tx) = bound {
         let _ = tx.send(local);
     }
-    let stop = shutdown.clone();
-    let served = match opts.tls {
-        Some(tls) => {
-            let listener = TlsListener::start(listener, tls, shutdown.child_token())
-                .map_err(|e| format!("cannot read the bound address: {e}"))?;
-            let app = router.into_make_service_with_connect_info::<PeerCert>();
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-                .await
-        }
-        None => {
-            axum::serve(no_delay(listener), router)
-                .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-                .await
-        }
-    };
-    served.map_err(|e| format!("HTTP server failed: {e}"))
-}
-
-/// `listener` with TCP_NODELAY set on every connection it accepts. A response leaves in several
-/// writes (SSE events, then the end of the chunked body); with Nagle's algorithm a later one
-/// waits for the client's delayed ACK (up to 40 ms on Linux: measured, a minimal HTTP client's
-/// `run_query` took 44 ms instead of 1).
-fn no_delay(
-    listener: tokio::net::TcpListener,
-) -> impl axum::serve::Listener<Io = tokio::net::TcpStream, Addr = std::net::SocketAddr> {
-    listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            eprintln!("sqlgate-mcp: cannot set TCP_NODELAY on a connection: {e}");
-        }
-    })
+    connections::serve(listener, router, opts.tls, opts.connections, shutdown).await;
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::auth::{bearer_of, route_for, token_digest};
     use super::*;
-
-    #[tokio::test]
-    async fn accepted_connections_send_without_delay() {
-        use axum::serve::Listener;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let mut listener = no_delay(listener);
-        let client = tokio::spawn(tokio::net::TcpStream::connect(addr));
-        let (accepted, _) = listener.accept().await;
-        assert!(accepted.nodelay().unwrap());
-        client.await.unwrap().unwrap();
-    }
 
     #[test]
     fn bearer() {

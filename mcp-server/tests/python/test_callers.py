@@ -1,0 +1,120 @@
+"""What a caller can name beyond its session (issue 39), one test per case, against the server
+of ``tenancy.py``: the ``Host`` header is parsed, not matched; a connection trickling its headers
+is cut off, and their number bounded, while an honest client is served. The honest client is the
+official Python SDK, the hostile one raw HTTP; each test reads the demo database and the audit
+log before and after, and ``audit verify`` passes on every log."""
+import asyncio
+import json
+import socket
+import time
+
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from sdk import err, sc
+from tenancy import INITIALIZE, Tenancy
+
+def serving(tmp_path, **kwargs):
+    """The server, stopped and its audit log verified at the end."""
+    t = Tenancy(tmp_path, **kwargs)
+
+    class Served:
+        def __enter__(self):
+            return t
+
+        def __exit__(self, *exc):
+            t.stop()
+            t.verify()
+
+    return Served()
+
+
+def http_request(port, host_lines, body=b"", token=None):
+    """One raw HTTP/1.1 request with these Host lines (none when empty); the status line."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        head = "POST /mcp HTTP/1.1\r\n" + "".join(f"Host: {h}\r\n" for h in host_lines)
+        head += f"Authorization: Bearer {token}\r\n" if token else ""
+        head += ("Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+                 f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n")
+        s.sendall(head.encode() + body)
+        data = b""
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data.split(b"\r\n", 1)[0].decode()
+
+
+def test_the_host_header_is_parsed(tmp_path):
+    """With a valid token, `Host: evil.example@127.0.0.1:PORT` (userinfo), a path in it, two
+    Host lines or none are 400 before anything else reads the request; `evil.example` alone is
+    still the DNS rebinding check's 403; the loopback host is served."""
+    with serving(tmp_path) as t:
+        before_db, before = t.fingerprint(), t.records()
+        body, token, p = json.dumps(INITIALIZE).encode(), t.token("alice", 1), t.port
+        for hosts in [[f"evil.example@127.0.0.1:{p}"], [f"127.0.0.1:{p}/mcp"],
+                      [f"127.0.0.1:{p}", f"127.0.0.1:{p}"], [], [f"127.0.0.1 :{p}"]]:
+            assert http_request(p, hosts, body, token) == "HTTP/1.1 400 Bad Request", hosts
+        rebinding = http_request(p, ["evil.example"], body, token)
+        assert rebinding.startswith("HTTP/1.1 403"), rebinding
+        assert http_request(p, [f"127.0.0.1:{p}"], body, token) == "HTTP/1.1 200 OK"
+        assert (t.fingerprint(), t.records()) == (before_db, before)
+
+
+def trickle(port, count):
+    """`count` connections that send the start of a request and then one byte at a time."""
+    socks = []
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        s.setblocking(False)
+        socks.append(s)
+    return socks
+
+
+def open_ones(socks):
+    """The connections the server has not closed (a read gives neither EOF nor an error)."""
+    alive = []
+    for s in socks:
+        try:
+            s.send(b"a")
+            if s.recv(1) == b"":
+                continue
+        except BlockingIOError:
+            alive.append(s)
+            continue
+        except OSError:
+            continue
+    return alive
+
+
+def test_slow_headers_are_cut_off_and_bounded(tmp_path):
+    """With `header_read_timeout = "2s"` and `max_pending_connections = 8`: 30 connections
+    trickling their headers leave 8 open (the oldest are closed to make room), the SDK
+    is served meanwhile, and after the timeout none is left; nothing reached the audit log."""
+    extra = 'header_read_timeout = "2s"\nmax_pending_connections = 8'
+    with serving(tmp_path, extra=extra) as t:
+        before = t.records()
+        socks = trickle(t.port, 30)
+        time.sleep(0.5)
+        assert len(open_ones(socks)) == 8, "the 8 newest wait; the 22 oldest made room"
+
+        async def honest():
+            headers = {"Authorization": f"Bearer {t.token('alice', 1)}"}
+            async with create_mcp_http_client(headers=headers) as http:
+                async with streamable_http_client(t.url, http_client=http) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        await session.initialize()
+                        return await session.call_tool("run_query", {"sql": "SELECT 1 AS one"})
+
+        r = asyncio.run(honest())
+        assert not err(r) and sc(r)["rows"] == [{"one": 1}], sc(r)
+        deadline = time.monotonic() + 20
+        while open_ones(socks) and time.monotonic() < deadline:
+            time.sleep(0.25)
+        assert open_ones(socks) == [], "connections outlived the header-read timeout"
+        for s in socks:
+            s.close()
+        assert [x["tool"] for x in t.new_records(before)] == ["run_query"]
