@@ -122,19 +122,19 @@ async fn commit(
     let ledger = engine.approvals();
     let until = Instant::now() + engine.approval_timeout();
     let approve = |request: ApprovalRequest| {
-        std::future::ready(
-            if sha256_hex(request.sql.as_bytes()) != sha256_hex(pending.sql.as_bytes()) {
-                ApprovalAnswer::StateForOtherSql
-            } else if !ledger.use_once(&pending.nonce, until) {
-                ApprovalAnswer::StateReplayed
-            } else if request.preview_rows != pending.preview_rows
-                || request.preview_digest != pending.preview_digest
-            {
-                ApprovalAnswer::Changed
-            } else {
-                ApprovalAnswer::Accepted
-            },
-        )
+        std::future::ready(if request.tool != pending.tool {
+            ApprovalAnswer::StateForOtherTool
+        } else if sha256_hex(request.sql.as_bytes()) != sha256_hex(pending.sql.as_bytes()) {
+            ApprovalAnswer::StateForOtherSql
+        } else if !ledger.use_once(&pending.nonce, until) {
+            ApprovalAnswer::StateReplayed
+        } else if request.preview_rows != pending.preview_rows
+            || request.preview_digest != pending.preview_digest
+        {
+            ApprovalAnswer::Changed
+        } else {
+            ApprovalAnswer::Accepted
+        })
     };
     let (outcome, trace) = engine
         .run_mutations_claiming(tool, &pending.statements, Some(&pending.nonce), approve)

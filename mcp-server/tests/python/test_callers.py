@@ -1,6 +1,7 @@
 """What a caller can name beyond its session (issue 39), one test per case, against the server
-of ``tenancy.py``: the ``Host`` header is parsed, not matched; a connection trickling its headers
-is cut off, and their number bounded, while an honest client is served. The honest client is the
+of ``tenancy.py``: an approval is bound to the tool it approved; the ``Host`` header is parsed,
+not matched; a connection trickling its headers is cut off, and their number bounded, while an
+honest client is served. The honest client is the
 official Python SDK, the hostile one raw HTTP; each test reads the demo database and the audit
 log before and after, and ``audit verify`` passes on every log."""
 import asyncio
@@ -8,12 +9,17 @@ import json
 import socket
 import time
 
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from sdk import err, sc
-from tenancy import INITIALIZE, Tenancy
+from tenancy import INITIALIZE, Tenancy, call_2026
+from test_mutations import Approver
+
+UPDATE_10 = "UPDATE orders SET status = 'cancelled' WHERE id = 10"
+ACCEPT = {"approval": {"action": "accept", "content": {"approve": True}}}
+
 
 def serving(tmp_path, **kwargs):
     """The server, stopped and its audit log verified at the end."""
@@ -28,6 +34,45 @@ def serving(tmp_path, **kwargs):
             t.verify()
 
     return Served()
+
+
+def test_an_approval_is_bound_to_its_tool(tmp_path):
+    """On a stateless server (2026-07-28, `input_required`), the state sealed for run_mutations'
+    one statement does not approve run_mutation of that statement, nor the reverse
+    (`approval_state_mismatch`, nothing committed); the form names the tool; the SDK's own
+    retry of each call commits it."""
+    with serving(tmp_path, extra="stateless = true") as t:
+        alice = t.token("alice", 1)
+        before_db, before = t.fingerprint(), t.records()
+        asked = {}
+        for tool, args in [("run_mutation", {"sql": UPDATE_10}),
+                           ("run_mutations", {"statements": [UPDATE_10]})]:
+            r = call_2026(t, alice, tool, args)["result"]
+            assert r["resultType"] == "input_required", r
+            form = r["inputRequests"]["approval"]["params"]
+            assert tool in form["message"] and tool in form["requestedSchema"]["title"], form
+            asked[tool] = r["requestState"]
+        for tool, args, other in [("run_mutation", {"sql": UPDATE_10}, "run_mutations"),
+                                  ("run_mutations", {"statements": [UPDATE_10]}, "run_mutation")]:
+            r = call_2026(t, alice, tool, args, state=asked[other], responses=ACCEPT)["result"]
+            assert r["isError"] and r["structuredContent"]["code"] == "approval_state_mismatch", r
+            assert "other mutation tool" in r["structuredContent"]["message"], r
+        assert t.fingerprint() == before_db
+        new = t.new_records(before)
+        mismatched = [x for x in new if x.get("code") == "approval_state_mismatch"]
+        assert sorted(x["tool"] for x in mismatched) == ["run_mutation", "run_mutations"]
+        assert all("committed_rows" not in x for x in new)
+
+        async def honest():
+            async with create_mcp_http_client(headers={"Authorization": f"Bearer {alice}"}) as http:
+                transport = streamable_http_client(t.url, http_client=http)
+                async with Client(transport, mode="2026-07-28",
+                                  elicitation_callback=Approver()) as client:
+                    return await client.call_tool("run_mutation", {"sql": UPDATE_10})
+
+        r = asyncio.run(honest())
+        assert not err(r) and sc(r)["affected_rows"] == 1, sc(r)
+        assert [o for o in t.fingerprint()["orders"] if o[0] == 10][0][3] == "cancelled"
 
 
 def http_request(port, host_lines, body=b"", token=None):
