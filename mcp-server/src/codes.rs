@@ -227,6 +227,12 @@ pub enum AccessCode {
     InsufficientScope,
     /// The caller used its quota (calls, rows or mutations) for now.
     QuotaExceeded,
+    /// `tools/call` named a tool this server does not have (audited; the caller gets
+    /// JSON-RPC's "tool not found").
+    ToolNotFound,
+    /// `tools/call` named a tool this server has but does not publish to this caller (the mode,
+    /// `--tools`, or no audit file): answered as [`AccessCode::ToolNotFound`], audited apart.
+    ToolNotAvailable,
     /// A request named a streamable HTTP session that does not exist (never opened, closed or
     /// expired): 404, audited.
     SessionNotFound,

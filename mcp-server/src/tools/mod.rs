@@ -3,7 +3,8 @@
 //! approver, `audit_verify`, `server_info`) and one per published query ([`published_query`])
 //! over an [`Engine`], with output schemas, structured content, a text rendering and the MCP
 //! hints; and [`prompts`]. Every call is audited, each tool's (`server_info` and `audit_verify`
-//! included) with one record.
+//! included) with one record; so is a call to a tool this caller is not served, and one whose
+//! arguments rmcp refused ([`call_audit`]).
 //!
 //! One tool per file (its arguments, handler and text rendering); the router below holds only
 //! each tool's name, description, schema and annotations, and the audit of its call.
@@ -13,6 +14,7 @@ pub mod approval_state;
 pub mod approval_status;
 pub mod args;
 pub mod audit_verify;
+pub mod call_audit;
 pub mod caller;
 pub mod describe_table;
 pub mod external_approval;
@@ -131,10 +133,13 @@ impl SqlGateServer {
             + Self::status_router()
     }
 
-    /// Every tool this server can publish.
-    pub fn all_tool_names() -> Vec<String> {
-        let tools = Self::every_tool().list_all();
-        tools.into_iter().map(|t| t.name.to_string()).collect()
+    /// Every tool this server can publish (built-in; published queries are not).
+    pub fn all_tool_names() -> &'static [String] {
+        static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        NAMES.get_or_init(|| {
+            let tools = Self::every_tool().list_all();
+            tools.into_iter().map(|t| t.name.to_string()).collect()
+        })
     }
 
     /// The engine serving this call: the session's, or the one for the variables and mode the
@@ -194,6 +199,7 @@ impl SqlGateServer {
         start: Instant,
         result: impl FnOnce() -> T,
     ) -> Result<T, McpError> {
+        call_audit::mark_audited();
         let (client, version) = client_of(ctx);
         record.client = client;
         record.client_version = version;
@@ -409,6 +415,17 @@ impl SqlGateServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SqlGateServer {
+    /// The tool's own handler (which audits the call), or, for a call no handler records (a
+    /// tool not published to this caller, arguments rmcp refused), a record of its own
+    /// ([`call_audit`]).
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.call_tool_audited(request, context).await
+    }
+
     /// The tools, less the mutation tools for a caller whose token lacks the write scope (the list
     /// then depends on the caller: private to it).
     async fn list_tools(

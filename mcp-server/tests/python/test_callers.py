@@ -1,6 +1,7 @@
 """What a caller can name beyond its session (issue 39), one test per case, against the server
-of ``tenancy.py``: an approval is bound to the tool it approved; the ``Host`` header is parsed,
-not matched; a connection trickling its headers is cut off, and their number bounded, while an
+of ``tenancy.py``: an approval is bound to the tool it approved; every ``tools/call`` leaves an
+audit record, a call to a tool that does not exist or is hidden from the caller included; the
+``Host`` header is parsed, not matched; a connection trickling its headers is cut off, and their number bounded, while an
 honest client is served. The honest client is the
 official Python SDK, the hostile one raw HTTP; each test reads the demo database and the audit
 log before and after, and ``audit verify`` passes on every log."""
@@ -14,11 +15,19 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from sdk import err, sc
-from tenancy import INITIALIZE, Tenancy, call_2026
+from tenancy import INITIALIZE, Tenancy, call_2026, raw_call, raw_session
 from test_mutations import Approver
 
 UPDATE_10 = "UPDATE orders SET status = 'cancelled' WHERE id = 10"
 ACCEPT = {"approval": {"action": "accept", "content": {"approve": True}}}
+
+
+READERS = """
+[[principals]]
+name = "readers"
+match = { org_role = "reader" }
+mode = "read_only"
+"""
 
 
 def serving(tmp_path, **kwargs):
@@ -73,6 +82,39 @@ def test_an_approval_is_bound_to_its_tool(tmp_path):
         r = asyncio.run(honest())
         assert not err(r) and sc(r)["affected_rows"] == 1, sc(r)
         assert [o for o in t.fingerprint()["orders"] if o[0] == 10][0][3] == "cancelled"
+
+
+def test_every_tool_call_is_audited(tmp_path):
+    """A tool that does not exist, one this caller's mode hides, one its token's scopes hide,
+    and arguments the tool cannot take: each answered as before (JSON-RPC's "tool not found",
+    a tool error), each with a record and its code; nothing runs."""
+    with serving(tmp_path, principal_extra=READERS) as t:
+        alice, reader = t.token("alice", 1), t.token("rita", 1, role="reader")
+        narrow = t.token("nina", 1, scope="sql:read")
+        before_db, before = t.fingerprint(), t.records()
+        sid = raw_session(t, alice)
+        missing = raw_call(t, alice, sid, "drop_everything", {"sql": "DROP TABLE orders"})
+        assert missing["error"]["code"] == -32602, missing
+        # approval_status exists with an external approver only.
+        hidden = raw_call(t, alice, sid, "approval_status", {"approval_request_id": "x"})
+        assert hidden["error"] == missing["error"], (hidden, missing)
+        bad_args = raw_call(t, alice, sid, "run_query", {"query": "SELECT 1"})
+        assert bad_args["result"]["isError"], bad_args
+        rsid = raw_session(t, reader)
+        by_mode = raw_call(t, reader, rsid, "run_mutation", {"sql": UPDATE_10})
+        assert by_mode["error"] == missing["error"], by_mode
+        nsid = raw_session(t, narrow)
+        by_scope = raw_call(t, narrow, nsid, "run_mutation", {"sql": UPDATE_10})
+        assert by_scope["result"]["structuredContent"]["code"] == "insufficient_scope", by_scope
+        assert t.fingerprint() == before_db
+        got = [(x["tool"], x["code"], x["auth_subject"], x["decision"])
+               for x in t.new_records(before)]
+        assert got == [("drop_everything", "tool_not_found", "alice", "refuse"),
+                       ("approval_status", "tool_not_available", "alice", "refuse"),
+                       ("run_query", "bad_request", "alice", "refuse"),
+                       ("run_mutation", "tool_not_available", "rita", "refuse"),
+                       ("run_mutation", "insufficient_scope", "nina", "refuse")], got
+        assert t.records()[-5]["session_id"] == sid
 
 
 def http_request(port, host_lines, body=b"", token=None):
