@@ -49,8 +49,9 @@ pub struct ApprovalState {
     pub nonce: String,
 }
 
-/// The caller a state is bound to, as text: principal, how it authenticated, the token's or
-/// certificate's issuer and subject, and the variables its row filters were bound with.
+/// The caller a state is bound to, as text: the principal and the caller's identity (how it
+/// authenticated, the token's or certificate's issuer and subject, its OAuth client, and the
+/// variables its row filters were bound with).
 pub fn caller_binding(parts: &[Option<&str>]) -> String {
     parts
         .iter()

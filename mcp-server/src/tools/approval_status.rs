@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::SqlGateServer;
+use super::{quota_key, SqlGateServer};
 use crate::audit::chain::sha256_hex;
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::error::ToolError;
@@ -63,7 +63,9 @@ impl SqlGateServer {
                 let caller = caller_binding_of(&ctx, &engine);
                 let (rec, result) = handle(&engine, &args.approval_request_id, &caller).await;
                 if rec.committed_rows.is_some() {
-                    engine.quota().record_mutation(Instant::now());
+                    engine
+                        .quota()
+                        .record_mutation(&quota_key(&ctx), Instant::now());
                 }
                 (rec, result.into())
             }

@@ -56,7 +56,7 @@ use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, S
 use crate::audit::{Audit, AuditRecord, Decision};
 use crate::gate::error::ToolError;
 use crate::gate::{Engine, RunQueryOutput, ValidateOutput};
-use crate::tools::caller::{caller_of, Caller};
+use crate::tools::caller::{caller_of, identity_of, Caller};
 use crate::tools::mutation_output::RunMutationOutput;
 use crate::tools::run_mutation::asking;
 pub use args::SqlArgs;
@@ -80,6 +80,12 @@ fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String
         Some(i) => (Some(i.name.clone()), Some(i.version.clone())),
         None => (None, None),
     }
+}
+
+/// Whose quota windows a call counts in: its caller's identity (one caller over stdio and
+/// without authentication).
+pub(crate) fn quota_key(ctx: &RequestContext<RoleServer>) -> String {
+    identity_of(ctx).unwrap_or_default()
 }
 
 /// The streamable HTTP session id, from the request's headers.
@@ -167,12 +173,13 @@ impl SqlGateServer {
                     .map_err(refuse)?
             }
         };
-        // The principal's quota: every call counts, and a read or a write needs room too.
-        let (quota, now) = (engine.quota(), Instant::now());
-        let admitted = quota.admit_call(now).and_then(|()| match tool {
-            "run_query" => quota.admit_rows(now),
-            "run_mutation" | "run_mutations" => quota.admit_mutation(now),
-            t if self.engine.published().query(t).is_some() => quota.admit_rows(now),
+        // The principal's quota, counted per caller: every call counts, and a read or a write
+        // needs room too.
+        let (quota, now, who) = (engine.quota(), Instant::now(), quota_key(ctx));
+        let admitted = quota.admit_call(&who, now).and_then(|()| match tool {
+            "run_query" => quota.admit_rows(&who, now),
+            "run_mutation" | "run_mutations" => quota.admit_mutation(&who, now),
+            t if self.engine.published().query(t).is_some() => quota.admit_rows(&who, now),
             _ => Ok(()),
         });
         admitted.map_err(|e| refuse(ToolError::quota_exceeded(&e)))?;
@@ -293,7 +300,9 @@ impl SqlGateServer {
                 let (rec, result) = run_query::handle(&engine, &args).await;
                 if let Some(rows) = rec.row_count {
                     let rows = u64::try_from(rows).unwrap_or(u64::MAX);
-                    engine.quota().record_rows(Instant::now(), rows);
+                    engine
+                        .quota()
+                        .record_rows(&quota_key(&ctx), Instant::now(), rows);
                 }
                 self.audited_while(&ctx, rec, start, result).await
             }
@@ -330,7 +339,9 @@ impl SqlGateServer {
                 let asking = asking(&ctx, state, responses, &engine);
                 let (rec, result) = run_mutation::handle(&engine, &args, asking).await;
                 if rec.committed_rows.is_some() {
-                    engine.quota().record_mutation(Instant::now());
+                    engine
+                        .quota()
+                        .record_mutation(&quota_key(&ctx), Instant::now());
                 }
                 (rec, result)
             }

@@ -1,10 +1,10 @@
 """What a caller can name beyond its session (issue 39), one test per case, against the server
 of ``tenancy.py``: an approval is bound to the tool it approved; every ``tools/call`` leaves an
 audit record, a call to a tool that does not exist or is hidden from the caller included; the
-``Host`` header is parsed, not matched; a connection trickling its headers is cut off, and their number bounded, while an
-honest client is served. The honest client is the
-official Python SDK, the hostile one raw HTTP; each test reads the demo database and the audit
-log before and after, and ``audit verify`` passes on every log."""
+``Host`` header is parsed, not matched; a connection trickling its headers is cut off, and their
+number bounded, while an honest client is served; quotas are counted per subject. The honest
+client is the official Python SDK, the hostile one raw HTTP; each test reads the demo database
+and the audit log before and after, and ``audit verify`` passes on every log."""
 import asyncio
 import json
 import socket
@@ -20,8 +20,6 @@ from test_mutations import Approver
 
 UPDATE_10 = "UPDATE orders SET status = 'cancelled' WHERE id = 10"
 ACCEPT = {"approval": {"action": "accept", "content": {"approve": True}}}
-
-
 READERS = """
 [[principals]]
 name = "readers"
@@ -205,3 +203,28 @@ def test_slow_headers_are_cut_off_and_bounded(tmp_path):
         for s in socks:
             s.close()
         assert [x["tool"] for x in t.new_records(before)] == ["run_query"]
+
+
+def test_quotas_are_counted_per_subject(tmp_path):
+    """One principal, `calls_per_minute = 3`: alice's fourth call is `quota_exceeded`; bob, a
+    tenant of the same principal, is still served his own rows."""
+    with serving(tmp_path, principal_extra="quota = { calls_per_minute = 3 }") as t:
+        before = t.records()
+
+        async def calls(token, n):
+            headers = {"Authorization": f"Bearer {token}"}
+            async with create_mcp_http_client(headers=headers) as http:
+                async with streamable_http_client(t.url, http_client=http) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        await session.initialize()
+                        return [await session.call_tool(
+                            "run_query", {"sql": "SELECT DISTINCT customer_id FROM orders"})
+                            for _ in range(n)]
+
+        alice = asyncio.run(calls(t.token("alice", 1), 4))
+        assert [err(r) for r in alice] == [False, False, False, True]
+        assert sc(alice[3])["code"] == "quota_exceeded", sc(alice[3])
+        bob = asyncio.run(calls(t.token("bob", 2), 3))
+        assert [sc(r)["rows"] for r in bob] == [[{"customer_id": 2}]] * 3
+        codes = [(x["auth_subject"], x["code"]) for x in t.new_records(before)]
+        assert codes == [("alice", None)] * 3 + [("alice", "quota_exceeded")] + [("bob", None)] * 3
