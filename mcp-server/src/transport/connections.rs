@@ -213,10 +213,12 @@ async fn connection(
         )
         .await;
     };
+    let mut stopping = stop.clone();
     let conn = tokio::select! {
         conn = handshake(tls, socket, addr) => conn,
         _ = &mut deadline => return eprintln!("sqlgate-mcp: TLS handshake with {addr} timed out"),
         _ = evict.cancelled() => return,
+        _ = stopping.changed() => return,
     };
     if let Some(conn) = conn {
         let peer = conn.peer();
@@ -233,8 +235,8 @@ async fn connection(
 }
 
 /// HTTP on an established connection: the router, each request carrying the connection's
-/// [`Admission`] and client certificate; closed at the first deadline or when evicted while no
-/// request was authenticated, and shut down gracefully on `stop`.
+/// [`Admission`] and client certificate; closed at the first deadline, when evicted, or on
+/// `stop` while no request was authenticated; else shut down gracefully on `stop`.
 async fn http<I>(
     shared: &Shared,
     io: I,
@@ -274,6 +276,10 @@ async fn http<I>(
             }
             _ = evicted.as_mut(), if !admission.is_authenticated() => return,
             _ = stop.changed(), if !stopping => {
+                // A connection that never showed a credential has nothing to finish.
+                if !admission.is_authenticated() {
+                    return;
+                }
                 stopping = true;
                 conn.as_mut().graceful_shutdown();
             }
