@@ -437,8 +437,8 @@ impl ServerHandler for SqlGateServer {
         self.call_tool_audited(request, context).await
     }
 
-    /// The tools, less the mutation tools for a caller whose token lacks the write scope (the list
-    /// then depends on the caller: private to it).
+    /// The tools, less the mutation tools for a caller whose token lacks the write scope (a
+    /// verified caller's list is private to it: [`listing`]).
     async fn list_tools(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
@@ -450,11 +450,9 @@ impl ServerHandler for SqlGateServer {
     async fn list_prompts(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListPromptsResult, McpError> {
-        Ok(rmcp::model::ListPromptsResult::with_all_items(
-            prompts::list(&self.engine),
-        ))
+        Ok(listing::prompts_for(prompts::list(&self.engine), &context))
     }
 
     async fn get_prompt(

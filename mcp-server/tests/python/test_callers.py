@@ -1,21 +1,25 @@
 """What a caller can name beyond its session (issue 39), one test per case, against the server
 of ``tenancy.py``: an approval is bound to the tool it approved; every ``tools/call`` leaves an
 audit record, a call to a tool that does not exist or is hidden from the caller included; the
-``Host`` header is parsed, not matched; a connection trickling its headers is cut off, and their
-number bounded, while an honest client is served; quotas are counted per subject. The honest
-client is the official Python SDK, the hostile one raw HTTP; each test reads the demo database
-and the audit log before and after, and ``audit verify`` passes on every log."""
+lists a caller is served are private to it (cache hints); the ``Host`` header is parsed, not
+matched; a connection trickling its headers is cut off, and their number bounded, while an
+honest client is served; quotas are counted per subject. The honest client is the official
+Python SDK, the hostile one raw HTTP; each test reads the demo database and the audit log
+before and after, and ``audit verify`` passes on every log."""
 import asyncio
 import json
 import socket
 import time
+
+import httpx2
 
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from sdk import err, sc
-from tenancy import INITIALIZE, Tenancy, call_2026, raw_call, raw_session
+from tenancy import (INITIALIZE, META_2026 as META, Tenancy, call_2026, raw_call, raw_session,
+                     sse_message)
 from test_mutations import Approver
 
 UPDATE_10 = "UPDATE orders SET status = 'cancelled' WHERE id = 10"
@@ -113,6 +117,29 @@ def test_every_tool_call_is_audited(tmp_path):
                        ("run_mutation", "tool_not_available", "rita", "refuse"),
                        ("run_mutation", "insufficient_scope", "nina", "refuse")], got
         assert t.records()[-5]["session_id"] == sid
+
+
+def test_lists_served_to_a_caller_are_private(tmp_path):
+    """On 2026-07-28, tools/list and prompts/list carry cache hints: a verified caller's lists
+    depend on its principal (a read_only principal has no run_mutation), so they are `private`,
+    never `public` for a shared cache to hand to another principal."""
+    with serving(tmp_path, principal_extra=READERS) as t:
+        before = t.records()
+        lists = {}
+        for who, token in [("tenant", t.token("alice", 1)),
+                           ("reader", t.token("rita", 1, role="reader"))]:
+            for method in ["tools/list", "prompts/list"]:
+                body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": META}}
+                headers = t.headers(token, **{"Mcp-Protocol-Version": "2026-07-28",
+                                              "Mcp-Method": method})
+                r = httpx2.post(t.url, json=body, headers=headers, timeout=30)
+                lists[who, method] = sse_message(r.text)["result"]
+        for (who, method), result in lists.items():
+            assert result.get("cacheScope") == "private", (who, method, result)
+        names = {who: {x["name"] for x in lists[who, "tools/list"]["tools"]}
+                 for who in ["tenant", "reader"]}
+        assert "run_mutation" in names["tenant"] and "run_mutation" not in names["reader"]
+        assert t.new_records(before) == []
 
 
 def http_request(port, host_lines, body=b"", token=None):
