@@ -52,6 +52,7 @@ async fn start(audit: Audit) -> Result<(String, CancellationToken), Error> {
         max_body_bytes: 1 << 20,
         oauth: None,
         tls: None,
+        connections: Default::default(),
     };
     let (engine, s) = (engine().await?, shutdown.clone());
     tokio::spawn(async move {

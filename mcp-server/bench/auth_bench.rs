@@ -206,6 +206,7 @@ async fn whole_calls(jwks: &Path, rounds: usize) -> Result<(), Error> {
         max_body_bytes: 1 << 20,
         oauth: Some(settings(jwks)),
         tls: None,
+        connections: Default::default(),
     };
     let shutdown = CancellationToken::new();
     let (tx, rx) = tokio::sync::oneshot::channel();

@@ -74,6 +74,7 @@ pub async fn start_http(
         max_body_bytes: 1 << 20,
         oauth: None,
         tls: None,
+        connections: Default::default(),
     };
     tokio::spawn(async move {
         if let Err(e) = serve_http(engine, audit, opts, shutdown, Some(tx)).await {

@@ -225,8 +225,23 @@ impl AuthMethod {
 pub enum AccessCode {
     /// The caller's access token lacks the scope this tool needs.
     InsufficientScope,
-    /// The principal used its quota (calls, rows or mutations) for now.
+    /// The caller used its quota (calls, rows or mutations) for now.
     QuotaExceeded,
+    /// `tools/call` named a tool this server does not have (audited; the caller gets
+    /// JSON-RPC's "tool not found").
+    ToolNotFound,
+    /// `tools/call` named a tool this server has but does not publish to this caller (the mode,
+    /// `--tools`, or no audit file): answered as [`AccessCode::ToolNotFound`], audited apart.
+    ToolNotAvailable,
+    /// A request named a streamable HTTP session that does not exist (never opened, closed or
+    /// expired): 404, audited.
+    SessionNotFound,
+    /// A request named another caller's session: answered exactly as
+    /// [`AccessCode::SessionNotFound`] (404), audited apart.
+    SessionNotOwned,
+    /// A JSON-RPC response (an approval's answer) named no request of its session that waits
+    /// for one: refused (400), audited.
+    ResponseNotAwaited,
 }
 
 impl AccessCode {

@@ -1,6 +1,6 @@
 //! `serve` stops on SIGINT (Ctrl-C) and SIGTERM in every mode: over stdio while a client keeps
 //! stdin open (the read of stdin must not keep the process alive), and over HTTP with a session
-//! open. Run as a process, as a client or a terminal would run it.
+//! open or a client still sending its headers. Run as a process, as a client or a terminal would run it.
 
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -142,6 +142,37 @@ fn http_serve_stops_on_sigint_and_sigterm() {
         wait_for(&lines, &format!("SIG{signal}: stopping"));
         drop(conn);
     }
+}
+
+/// A client trickling its headers (`--header-read-timeout` far away) does not hold the stop:
+/// a connection that never showed a credential has nothing to finish.
+#[test]
+fn http_serve_stops_with_a_client_still_sending_its_headers() {
+    let mut child = spawn(&[
+        "serve",
+        "--demo",
+        "--http",
+        "127.0.0.1:0",
+        "--allow-unauthenticated",
+        "--header-read-timeout",
+        "10m",
+    ]);
+    let lines = stderr_lines(&mut child);
+    let listening = wait_for(&lines, "listening on http://");
+    let addr = listening
+        .split("listening on http://")
+        .nth(1)
+        .expect("address")
+        .trim()
+        .trim_end_matches("/mcp")
+        .to_string();
+    let mut conn = std::net::TcpStream::connect(&addr).expect("connect");
+    write!(conn, "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nX-Slow: a").expect("send");
+    std::thread::sleep(Duration::from_millis(200));
+    kill(&child, "TERM");
+    let code = exits_within(&mut child, "HTTP, SIGTERM, headers half sent");
+    assert_eq!(code, Some(0), "a clean stop exits 0");
+    drop(conn);
 }
 
 #[test]

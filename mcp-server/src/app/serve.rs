@@ -222,6 +222,7 @@ async fn serve_transport(
                 max_body_bytes: cfg.max_body_bytes,
                 oauth: cfg.oauth.clone(),
                 tls,
+                connections: cfg.connections,
             };
             let routes = engines
                 .into_iter()

@@ -114,6 +114,9 @@ pub struct AuditRecord {
     /// A W3C `traceparent` the client sent in the call's `_meta`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traceparent: Option<String>,
+    /// The HTTP method of a request refused for the session it named (tool `mcp_session`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_method: Option<String>,
 }
 
 /// How much of a `too_large` payload an audit record keeps.
@@ -163,6 +166,7 @@ impl AuditRecord {
             call_id: None,
             session_id: None,
             traceparent: None,
+            http_method: None,
         }
     }
 }

@@ -102,6 +102,7 @@ fn attributes(body: &Value, dialect: &str) -> Vec<Value> {
         ("sqlgate.auth.issuer", "auth_issuer"),
         ("sqlgate.auth.subject", "auth_subject"),
         ("sqlgate.auth.client_id", "auth_client_id"),
+        ("http.request.method", "http_method"),
     ];
     for (key, field) in optional {
         if let Some(v) = s(field) {

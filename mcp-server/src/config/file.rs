@@ -70,6 +70,11 @@ pub struct FileConfig {
     pub max_body_bytes: Option<usize>,
     /// stdio message (line) cap.
     pub max_line_bytes: Option<usize>,
+    /// HTTP: time from accept to an accepted credential, and for each request's headers.
+    #[serde(default, deserialize_with = "deserialize_duration")]
+    pub header_read_timeout: Option<Duration>,
+    /// HTTP: connections at once not yet authenticated.
+    pub max_pending_connections: Option<usize>,
     /// HTTPS: the server's PEM certificate chain (relative to the config file).
     pub tls_cert_file: Option<PathBuf>,
     /// HTTPS: the certificate's PEM private key.

@@ -127,6 +127,14 @@ pub struct ServeArgs {
     /// as it arrives; default 8 MiB.
     #[arg(long)]
     pub max_line_bytes: Option<usize>,
+    /// HTTP: how long a new connection has to finish its TLS handshake and send an accepted
+    /// credential, and each request its headers, with a unit; default 10s.
+    #[arg(long, value_parser = parse_duration)]
+    pub header_read_timeout: Option<Duration>,
+    /// HTTP: connections at once that have not yet sent an accepted credential; one more
+    /// closes the one waiting longest. Default 256.
+    #[arg(long)]
+    pub max_pending_connections: Option<usize>,
     /// The environment variable holding the secret (32 bytes or more) that seals approvals
     /// asked for by `input_required`: give every instance behind one address the same one.
     #[arg(long)]

@@ -19,7 +19,7 @@ pub fn resolve_published(file: &FileConfig) -> Result<Published, ConfigError> {
         names
     });
     published
-        .validate(&SqlGateServer::all_tool_names(), principals.as_deref())
+        .validate(SqlGateServer::all_tool_names(), principals.as_deref())
         .map_err(ConfigError)?;
     Ok(published)
 }

@@ -19,6 +19,7 @@ use crate::gate::published::Published;
 use crate::gate::quota::QuotaLimits;
 use crate::gate::{DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, DEFAULT_STATEMENT_TIMEOUT};
 use crate::transport::auth::jwt::OAuthSettings;
+use crate::transport::connections::ConnectionLimits;
 use crate::transport::identify::Credential;
 use crate::transport::tls::TlsSettings;
 
@@ -73,6 +74,8 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
     /// stdio message (line) cap.
     pub max_line_bytes: usize,
+    /// HTTP: the bounds on connections not yet authenticated.
+    pub connections: ConnectionLimits,
     /// Audit file (stderr when `None`).
     pub audit_file: Option<PathBuf>,
     /// What a failed audit write does.
@@ -136,6 +139,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
     let cost_cap = resolve_cost_cap(args, &file)?;
     let otlp_endpoint = resolve_otlp_endpoint(args, &file)?;
     let (max_body_bytes, max_line_bytes) = message_caps(args, &file);
+    let connections = resolve_connections(args, &file)?;
     Ok(ServeConfig {
         published: resolve_published(&file)?,
         vars: file.vars.clone().unwrap_or_default(),
@@ -170,6 +174,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
             .unwrap_or_default(),
         max_body_bytes,
         max_line_bytes,
+        connections,
         audit_file: args.audit_file.clone().or(file.audit_file),
         audit_failure: args
             .audit_failure
@@ -196,6 +201,30 @@ fn message_caps(args: &ServeArgs, file: &FileConfig) -> (usize, usize) {
         body.unwrap_or(DEFAULT_MAX_BODY_BYTES),
         line.unwrap_or(crate::transport::frame::DEFAULT_MAX_FRAME_BYTES),
     )
+}
+
+/// The bounds on HTTP connections not yet authenticated (flag, else file, else default).
+fn resolve_connections(
+    args: &ServeArgs,
+    file: &FileConfig,
+) -> Result<ConnectionLimits, ConfigError> {
+    let defaults = ConnectionLimits::default();
+    let max_pending = args
+        .max_pending_connections
+        .or(file.max_pending_connections)
+        .unwrap_or(defaults.max_pending);
+    if max_pending == 0 {
+        return Err(ConfigError(
+            "max_pending_connections must be at least 1".into(),
+        ));
+    }
+    Ok(ConnectionLimits {
+        header_read_timeout: args
+            .header_read_timeout
+            .or(file.header_read_timeout)
+            .unwrap_or(defaults.header_read_timeout),
+        max_pending,
+    })
 }
 
 fn resolve_pool_size(args: &ServeArgs, file: &FileConfig) -> usize {

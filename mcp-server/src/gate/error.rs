@@ -156,7 +156,8 @@ impl ToolError {
             code: AccessCode::QuotaExceeded.into(),
             stage: Stage::Authorize,
             message: format!(
-                "this principal reached its quota `{} = {}`; the same call can succeed in {wait} s",
+                "this caller reached its principal's quota `{} = {}` (counted per caller); the \
+                 same call can succeed in {wait} s",
                 e.kind.setting(),
                 e.limit
             ),

@@ -1,13 +1,17 @@
-//! Quotas per principal: calls per minute, rows returned per hour, mutations committed per day,
-//! each over a sliding window, in memory. Every caller a principal serves (one per token's
-//! tenant included) draws on the same quota. A call over it is refused as `quota_exceeded`,
-//! retryable, with the time until enough of the window has passed.
+//! Quotas: a principal's limits on calls per minute, rows returned per hour, mutations
+//! committed per day, each over a sliding window, in memory, counted **per caller**: every
+//! caller a principal serves (one per verified subject, tenant or certificate; a static
+//! token's principal is one caller) has its own windows, so one tenant using its quota up
+//! leaves the others theirs. A call over it is refused as `quota_exceeded`, retryable, with the
+//! time until enough of the window has passed. At most [`MAX_CALLERS`] callers are counted at
+//! once; past that, callers with nothing left in their windows are forgotten first, then the
+//! one idle longest.
 //!
 //! In memory per instance: N instances behind a load balancer allow up to N times the quota.
 //! Route a principal to one instance (sticky by token) or divide its limits by N; a shared
 //! counter would put a round trip to a store in front of every call.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -120,6 +124,9 @@ impl Window {
     }
 }
 
+/// Callers counted at once per principal.
+pub const MAX_CALLERS: usize = 10_000;
+
 #[derive(Debug)]
 struct Windows {
     calls: Window,
@@ -127,11 +134,32 @@ struct Windows {
     mutations: Window,
 }
 
-/// One principal's quota and what it used.
+impl Windows {
+    fn new() -> Self {
+        Windows {
+            calls: Window::new(Duration::from_secs(60)),
+            rows: Window::new(Duration::from_secs(3600)),
+            mutations: Window::new(Duration::from_secs(86_400)),
+        }
+    }
+
+    /// The last thing counted (`None`: nothing left in any window at `now`).
+    fn last_use(&mut self, now: Instant) -> Option<Instant> {
+        [&mut self.calls, &mut self.rows, &mut self.mutations]
+            .into_iter()
+            .filter_map(|w| {
+                w.prune(now);
+                w.events.back().map(|&(at, _)| at)
+            })
+            .max()
+    }
+}
+
+/// One principal's quota and what each of its callers used.
 #[derive(Debug)]
 pub struct Quota {
     limits: QuotaLimits,
-    used: Mutex<Windows>,
+    used: Mutex<HashMap<String, Windows>>,
 }
 
 impl Default for Quota {
@@ -145,11 +173,7 @@ impl Quota {
     pub fn new(limits: QuotaLimits) -> Self {
         Quota {
             limits,
-            used: Mutex::new(Windows {
-                calls: Window::new(Duration::from_secs(60)),
-                rows: Window::new(Duration::from_secs(3600)),
-                mutations: Window::new(Duration::from_secs(86_400)),
-            }),
+            used: Mutex::new(HashMap::new()),
         }
     }
 
@@ -158,19 +182,21 @@ impl Quota {
         self.limits
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut Windows) -> T) -> T {
-        match self.used.lock() {
-            Ok(mut w) => f(&mut w),
-            Err(poisoned) => f(&mut poisoned.into_inner()),
+    /// `f` over the windows of caller `who` (see [`crate::gate`]'s callers: an identity).
+    fn with<T>(&self, who: &str, now: Instant, f: impl FnOnce(&mut Windows) -> T) -> T {
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        if !used.contains_key(who) && used.len() >= MAX_CALLERS {
+            make_room(&mut used, now);
         }
+        f(used.entry(who.to_string()).or_insert_with(Windows::new))
     }
 
-    /// Admits one tool call (and counts it), or says when the next one fits.
-    pub fn admit_call(&self, now: Instant) -> Result<(), QuotaExceeded> {
+    /// Admits one tool call of caller `who` (and counts it), or says when the next one fits.
+    pub fn admit_call(&self, who: &str, now: Instant) -> Result<(), QuotaExceeded> {
         let Some(limit) = self.limits.calls_per_minute else {
             return Ok(());
         };
-        self.with(|w| {
+        self.with(who, now, |w| {
             w.calls
                 .room(now, limit)
                 .map_err(|retry_after| QuotaExceeded {
@@ -183,12 +209,12 @@ impl Quota {
         })
     }
 
-    /// Whether a read may run: the rows returned in the last hour are under the limit.
-    pub fn admit_rows(&self, now: Instant) -> Result<(), QuotaExceeded> {
+    /// Whether a read of `who` may run: the rows it got in the last hour are under the limit.
+    pub fn admit_rows(&self, who: &str, now: Instant) -> Result<(), QuotaExceeded> {
         let Some(limit) = self.limits.rows_per_hour else {
             return Ok(());
         };
-        self.with(|w| w.rows.room(now, limit))
+        self.with(who, now, |w| w.rows.room(now, limit))
             .map_err(|retry_after| QuotaExceeded {
                 kind: QuotaKind::Rows,
                 limit,
@@ -196,19 +222,20 @@ impl Quota {
             })
     }
 
-    /// Counts `n` rows returned.
-    pub fn record_rows(&self, now: Instant, n: u64) {
+    /// Counts `n` rows returned to `who`.
+    pub fn record_rows(&self, who: &str, now: Instant, n: u64) {
         if self.limits.rows_per_hour.is_some() {
-            self.with(|w| w.rows.add(now, n));
+            self.with(who, now, |w| w.rows.add(now, n));
         }
     }
 
-    /// Whether a mutation may run: those committed in the last day are under the limit.
-    pub fn admit_mutation(&self, now: Instant) -> Result<(), QuotaExceeded> {
+    /// Whether a mutation of `who` may run: those it committed in the last day are under the
+    /// limit.
+    pub fn admit_mutation(&self, who: &str, now: Instant) -> Result<(), QuotaExceeded> {
         let Some(limit) = self.limits.mutations_per_day else {
             return Ok(());
         };
-        self.with(|w| w.mutations.room(now, limit))
+        self.with(who, now, |w| w.mutations.room(now, limit))
             .map_err(|retry_after| QuotaExceeded {
                 kind: QuotaKind::Mutations,
                 limit,
@@ -216,10 +243,29 @@ impl Quota {
             })
     }
 
-    /// Counts one committed mutation.
-    pub fn record_mutation(&self, now: Instant) {
+    /// Counts one mutation committed by `who`.
+    pub fn record_mutation(&self, who: &str, now: Instant) {
         if self.limits.mutations_per_day.is_some() {
-            self.with(|w| w.mutations.add(now, 1));
+            self.with(who, now, |w| w.mutations.add(now, 1));
+        }
+    }
+}
+
+/// Room for one more caller: those with empty windows go; if none has, the one idle longest.
+fn make_room(used: &mut HashMap<String, Windows>, now: Instant) {
+    let mut idlest: Option<(String, Instant)> = None;
+    used.retain(|who, w| match w.last_use(now) {
+        None => false,
+        Some(at) => {
+            if idlest.as_ref().is_none_or(|(_, t)| at < *t) {
+                idlest = Some((who.clone(), at));
+            }
+            true
+        }
+    });
+    if used.len() >= MAX_CALLERS {
+        if let Some((who, _)) = idlest {
+            used.remove(&who);
         }
     }
 }
@@ -228,6 +274,8 @@ impl Quota {
 mod tests {
     use super::*;
 
+    const A: &str = "alice";
+
     #[test]
     fn calls_slide_out_of_the_window() {
         let q = Quota::new(QuotaLimits {
@@ -235,9 +283,9 @@ mod tests {
             ..QuotaLimits::default()
         });
         let t0 = Instant::now();
-        assert!(q.admit_call(t0).is_ok());
-        assert!(q.admit_call(t0 + Duration::from_secs(10)).is_ok());
-        let e = q.admit_call(t0 + Duration::from_secs(20)).unwrap_err();
+        assert!(q.admit_call(A, t0).is_ok());
+        assert!(q.admit_call(A, t0 + Duration::from_secs(10)).is_ok());
+        let e = q.admit_call(A, t0 + Duration::from_secs(20)).unwrap_err();
         assert_eq!(e.kind, QuotaKind::Calls);
         assert_eq!(
             e.retry_after,
@@ -245,8 +293,8 @@ mod tests {
             "the first call leaves at 60 s"
         );
         // A refused call is not counted: at 60 s the first has left and one more fits.
-        assert!(q.admit_call(t0 + Duration::from_secs(60)).is_ok());
-        assert!(q.admit_call(t0 + Duration::from_secs(61)).is_err());
+        assert!(q.admit_call(A, t0 + Duration::from_secs(60)).is_ok());
+        assert!(q.admit_call(A, t0 + Duration::from_secs(61)).is_err());
     }
 
     #[test]
@@ -256,17 +304,17 @@ mod tests {
             ..QuotaLimits::default()
         });
         let t0 = Instant::now();
-        assert!(q.admit_rows(t0).is_ok());
-        q.record_rows(t0, 60);
-        q.record_rows(t0 + Duration::from_secs(600), 50);
-        let e = q.admit_rows(t0 + Duration::from_secs(700)).unwrap_err();
+        assert!(q.admit_rows(A, t0).is_ok());
+        q.record_rows(A, t0, 60);
+        q.record_rows(A, t0 + Duration::from_secs(600), 50);
+        let e = q.admit_rows(A, t0 + Duration::from_secs(700)).unwrap_err();
         assert_eq!((e.kind, e.limit), (QuotaKind::Rows, 100));
         assert_eq!(
             e.retry_after,
             Duration::from_secs(2900),
             "the 60 rows leave at 3600 s"
         );
-        assert!(q.admit_rows(t0 + Duration::from_secs(3600)).is_ok());
+        assert!(q.admit_rows(A, t0 + Duration::from_secs(3600)).is_ok());
     }
 
     #[test]
@@ -276,18 +324,56 @@ mod tests {
             ..QuotaLimits::default()
         });
         let t0 = Instant::now();
-        assert!(q.admit_mutation(t0).is_ok());
-        q.record_mutation(t0);
+        assert!(q.admit_mutation(A, t0).is_ok());
+        q.record_mutation(A, t0);
         assert_eq!(
-            q.admit_mutation(t0 + Duration::from_secs(3600))
+            q.admit_mutation(A, t0 + Duration::from_secs(3600))
                 .unwrap_err()
                 .retry_after,
             Duration::from_secs(82_800)
         );
         let free = Quota::default();
         for i in 0..1000 {
-            assert!(free.admit_call(t0 + Duration::from_millis(i)).is_ok());
+            assert!(free.admit_call(A, t0 + Duration::from_millis(i)).is_ok());
         }
         assert!(free.limits().is_unlimited());
+    }
+
+    #[test]
+    fn each_caller_has_its_own_windows() {
+        let q = Quota::new(QuotaLimits {
+            calls_per_minute: Some(1),
+            rows_per_hour: Some(10),
+            ..QuotaLimits::default()
+        });
+        let t0 = Instant::now();
+        assert!(q.admit_call(A, t0).is_ok());
+        assert!(q.admit_call(A, t0).is_err(), "alice used hers");
+        assert!(q.admit_call("bob", t0).is_ok(), "bob's is his own");
+        q.record_rows("bob", t0, 10);
+        assert!(q.admit_rows("bob", t0).is_err());
+        assert!(q.admit_rows(A, t0).is_ok());
+    }
+
+    #[test]
+    fn past_the_bound_the_idle_go_first() {
+        let q = Quota::new(QuotaLimits {
+            calls_per_minute: Some(1),
+            ..QuotaLimits::default()
+        });
+        let t0 = Instant::now();
+        for i in 0..MAX_CALLERS {
+            let at = t0 + Duration::from_millis(u64::try_from(i).unwrap_or(0));
+            assert!(q.admit_call(&format!("c{i}"), at).is_ok());
+        }
+        let later = t0 + Duration::from_secs(30);
+        // c0 was idle longest: it goes; the others keep their windows.
+        assert!(q.admit_call("new", later).is_ok());
+        assert!(q.admit_call("c1", later).is_err());
+        assert_eq!(q.used.lock().map(|u| u.len()).unwrap_or(0), MAX_CALLERS);
+        // A minute on, every window is empty: all are forgotten at once.
+        let after = t0 + Duration::from_secs(120);
+        assert!(q.admit_call("newer", after).is_ok());
+        assert!(q.used.lock().map(|u| u.len()).unwrap_or(0) < 10);
     }
 }

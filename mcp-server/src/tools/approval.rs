@@ -104,6 +104,8 @@ pub enum ApprovalAnswer {
     /// Ask by `input_required` (MCP 2026-07-28): the call ends here, unchanged, and its retry
     /// carries the answer.
     Ask,
+    /// The retry's state was issued for a call of another tool.
+    StateForOtherTool,
     /// The retry's state was issued for other SQL.
     StateForOtherSql,
     /// The retry's state was issued to another caller, or under another mode.

@@ -4,11 +4,12 @@
 //! opens and checks before the engine runs everything again from the start.
 //!
 //! The state is sealed with rmcp's `RequestStateCodec` (HMAC-SHA256 under the server's
-//! approval key, an expiry equal to the approval timeout). It names the exact SQL (its
-//! SHA-256), the caller it was issued to (principal, authentication, token subject, bound
+//! approval key, an expiry equal to the approval timeout). It names the tool, the exact SQL
+//! (its SHA-256), the caller it was issued to (principal, authentication, token subject, bound
 //! variables), the mode, the preview's row count and digest, and a nonce: a state that was
-//! tampered with, has expired, is brought back for other SQL or by another caller, or was
-//! already used on this instance, is refused with its own code, and nothing runs.
+//! tampered with, has expired, is brought back for another tool, other SQL or by another
+//! caller, or was already used on this instance, is refused with its own code, and nothing
+//! runs.
 
 use std::time::{Duration, Instant};
 
@@ -27,9 +28,13 @@ use crate::tools::approval::{ApprovalAnswer, ApprovalForm, ApprovalRequest};
 /// The key of the approval in `inputRequests` / `inputResponses`.
 pub const INPUT_KEY: &str = "approval";
 
-/// What a sealed state says (readable by the client; integrity is the seal's).
+/// What a sealed state says (readable by the client; integrity is the seal's). Nothing else
+/// sealed with the same key (an external approval's id) reads as one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ApprovalState {
+    /// The tool whose call the user was asked about (`run_mutation` or `run_mutations`).
+    pub tool: String,
     /// SHA-256 (hex) of the exact SQL approved.
     pub sql: String,
     /// Who it was issued to (see [`caller_binding`]).
@@ -44,8 +49,9 @@ pub struct ApprovalState {
     pub nonce: String,
 }
 
-/// The caller a state is bound to, as text: principal, how it authenticated, the token's or
-/// certificate's issuer and subject, and the variables its row filters were bound with.
+/// The caller a state is bound to, as text: the principal and the caller's identity (how it
+/// authenticated, the token's or certificate's issuer and subject, its OAuth client, and the
+/// variables its row filters were bound with).
 pub fn caller_binding(parts: &[Option<&str>]) -> String {
     parts
         .iter()
@@ -76,6 +82,7 @@ pub fn ask(
     ttl: Duration,
 ) -> Result<InputRequiredResult, ToolError> {
     let state = ApprovalState {
+        tool: request.tool.to_string(),
         sql: sha256_hex(request.sql.as_bytes()),
         caller: caller.to_string(),
         mode: mode.to_string(),
@@ -88,8 +95,9 @@ pub fn ask(
     let sealed = codec(ledger)?
         .seal_json_with(&state, &SealOptions::new().ttl(ttl))
         .map_err(|e| ToolError::bad_request(format!("cannot seal the approval: {e}"), None))?;
-    let schema = ElicitationSchema::from_type::<ApprovalForm>()
+    let mut schema = ElicitationSchema::from_type::<ApprovalForm>()
         .map_err(|e| ToolError::bad_request(format!("approval form: {e}"), None))?;
+    schema.title = Some(format!("Approve the {} call", request.tool).into());
     let form = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
         meta: None,
         message: request.message(),
@@ -120,8 +128,8 @@ pub fn open(ledger: &ApprovalLedger, sealed: &str) -> Result<ApprovalState, Tool
 }
 
 /// The user's answer to `request`, from the retry's input responses, once the state is checked
-/// against this call: the same SQL, the same caller and mode, the same preview; a state is used
-/// once (its expiry `until`).
+/// against this call: the same tool and SQL, the same caller and mode, the same preview; a
+/// state is used once (its expiry `until`).
 pub fn answer(
     ledger: &ApprovalLedger,
     state: &ApprovalState,
@@ -131,6 +139,9 @@ pub fn answer(
     until: Instant,
 ) -> ApprovalAnswer {
     let (caller, mode) = binding;
+    if state.tool != request.tool {
+        return ApprovalAnswer::StateForOtherTool;
+    }
     if state.sql != sha256_hex(request.sql.as_bytes()) {
         return ApprovalAnswer::StateForOtherSql;
     }
@@ -211,6 +222,15 @@ mod tests {
             sql: "UPDATE orders SET status = 'y' WHERE id = 1".into(),
             ..request()
         };
+        // The same statement through the batch tool: the state approved run_mutation's call.
+        let other_tool = ApprovalRequest {
+            tool: "run_mutations",
+            ..request()
+        };
+        assert_eq!(
+            answer_with(&other_tool, ("alice", "safe"), Some(&yes)),
+            ApprovalAnswer::StateForOtherTool
+        );
         assert_eq!(
             answer_with(&other_sql, ("alice", "safe"), Some(&yes)),
             ApprovalAnswer::StateForOtherSql

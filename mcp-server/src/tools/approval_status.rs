@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::SqlGateServer;
+use super::{quota_key, SqlGateServer};
 use crate::audit::chain::sha256_hex;
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::error::ToolError;
@@ -63,7 +63,9 @@ impl SqlGateServer {
                 let caller = caller_binding_of(&ctx, &engine);
                 let (rec, result) = handle(&engine, &args.approval_request_id, &caller).await;
                 if rec.committed_rows.is_some() {
-                    engine.quota().record_mutation(Instant::now());
+                    engine
+                        .quota()
+                        .record_mutation(&quota_key(&ctx), Instant::now());
                 }
                 (rec, result.into())
             }
@@ -122,19 +124,19 @@ async fn commit(
     let ledger = engine.approvals();
     let until = Instant::now() + engine.approval_timeout();
     let approve = |request: ApprovalRequest| {
-        std::future::ready(
-            if sha256_hex(request.sql.as_bytes()) != sha256_hex(pending.sql.as_bytes()) {
-                ApprovalAnswer::StateForOtherSql
-            } else if !ledger.use_once(&pending.nonce, until) {
-                ApprovalAnswer::StateReplayed
-            } else if request.preview_rows != pending.preview_rows
-                || request.preview_digest != pending.preview_digest
-            {
-                ApprovalAnswer::Changed
-            } else {
-                ApprovalAnswer::Accepted
-            },
-        )
+        std::future::ready(if request.tool != pending.tool {
+            ApprovalAnswer::StateForOtherTool
+        } else if sha256_hex(request.sql.as_bytes()) != sha256_hex(pending.sql.as_bytes()) {
+            ApprovalAnswer::StateForOtherSql
+        } else if !ledger.use_once(&pending.nonce, until) {
+            ApprovalAnswer::StateReplayed
+        } else if request.preview_rows != pending.preview_rows
+            || request.preview_digest != pending.preview_digest
+        {
+            ApprovalAnswer::Changed
+        } else {
+            ApprovalAnswer::Accepted
+        })
     };
     let (outcome, trace) = engine
         .run_mutations_claiming(tool, &pending.statements, Some(&pending.nonce), approve)

@@ -41,6 +41,29 @@ impl Caller {
             missing_write_scope: None,
         }
     }
+
+    /// Who this caller is, as one text: how it authenticated, the token's or certificate's
+    /// issuer and subject, the OAuth client, and the variables its claims bound. Two requests
+    /// of one principal are the same caller exactly when these agree; the scopes are not part
+    /// of it (each request is held to its own). What a session, an outstanding request and a
+    /// quota window belong to.
+    pub fn identity(&self) -> String {
+        // JSON of the tuple: unambiguous (no field can pass for another, none for a missing one).
+        let parts = (
+            self.auth,
+            &self.issuer,
+            &self.subject,
+            &self.client_id,
+            &self.vars,
+        );
+        serde_json::to_string(&parts).unwrap_or_default()
+    }
+}
+
+/// The identity of the caller of `ctx` ([`Caller::identity`]); `None` over stdio or without
+/// authentication, where every request is the one caller the server serves.
+pub fn identity_of(ctx: &RequestContext<RoleServer>) -> Option<String> {
+    caller_of(ctx).map(|c| c.identity())
 }
 
 /// The caller of the request `ctx` belongs to, if the transport verified one.

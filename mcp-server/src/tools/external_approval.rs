@@ -45,8 +45,10 @@ pub struct StatementRequest {
     pub preview_rows: u64,
 }
 
-/// What an `approval_request_id` seals.
+/// What an `approval_request_id` seals. Nothing else sealed with the same key (a
+/// `requestState`) reads as one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PendingApproval {
     /// `run_mutation` or `run_mutations`.
     pub tool: String,

@@ -3,7 +3,8 @@
 //! approver, `audit_verify`, `server_info`) and one per published query ([`published_query`])
 //! over an [`Engine`], with output schemas, structured content, a text rendering and the MCP
 //! hints; and [`prompts`]. Every call is audited, each tool's (`server_info` and `audit_verify`
-//! included) with one record.
+//! included) with one record; so is a call to a tool this caller is not served, and one whose
+//! arguments rmcp refused ([`call_audit`]).
 //!
 //! One tool per file (its arguments, handler and text rendering); the router below holds only
 //! each tool's name, description, schema and annotations, and the audit of its call.
@@ -13,6 +14,7 @@ pub mod approval_state;
 pub mod approval_status;
 pub mod args;
 pub mod audit_verify;
+pub mod call_audit;
 pub mod caller;
 pub mod describe_table;
 pub mod external_approval;
@@ -54,7 +56,7 @@ use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, S
 use crate::audit::{Audit, AuditRecord, Decision};
 use crate::gate::error::ToolError;
 use crate::gate::{Engine, RunQueryOutput, ValidateOutput};
-use crate::tools::caller::{caller_of, Caller};
+use crate::tools::caller::{caller_of, identity_of, Caller};
 use crate::tools::mutation_output::RunMutationOutput;
 use crate::tools::run_mutation::asking;
 pub use args::SqlArgs;
@@ -78,6 +80,12 @@ fn client_of(ctx: &RequestContext<RoleServer>) -> (Option<String>, Option<String
         Some(i) => (Some(i.name.clone()), Some(i.version.clone())),
         None => (None, None),
     }
+}
+
+/// Whose quota windows a call counts in: its caller's identity (one caller over stdio and
+/// without authentication).
+pub(crate) fn quota_key(ctx: &RequestContext<RoleServer>) -> String {
+    identity_of(ctx).unwrap_or_default()
 }
 
 /// The streamable HTTP session id, from the request's headers.
@@ -131,10 +139,13 @@ impl SqlGateServer {
             + Self::status_router()
     }
 
-    /// Every tool this server can publish.
-    pub fn all_tool_names() -> Vec<String> {
-        let tools = Self::every_tool().list_all();
-        tools.into_iter().map(|t| t.name.to_string()).collect()
+    /// Every tool this server can publish (built-in; published queries are not).
+    pub fn all_tool_names() -> &'static [String] {
+        static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        NAMES.get_or_init(|| {
+            let tools = Self::every_tool().list_all();
+            tools.into_iter().map(|t| t.name.to_string()).collect()
+        })
     }
 
     /// The engine serving this call: the session's, or the one for the variables and mode the
@@ -162,12 +173,13 @@ impl SqlGateServer {
                     .map_err(refuse)?
             }
         };
-        // The principal's quota: every call counts, and a read or a write needs room too.
-        let (quota, now) = (engine.quota(), Instant::now());
-        let admitted = quota.admit_call(now).and_then(|()| match tool {
-            "run_query" => quota.admit_rows(now),
-            "run_mutation" | "run_mutations" => quota.admit_mutation(now),
-            t if self.engine.published().query(t).is_some() => quota.admit_rows(now),
+        // The principal's quota, counted per caller: every call counts, and a read or a write
+        // needs room too.
+        let (quota, now, who) = (engine.quota(), Instant::now(), quota_key(ctx));
+        let admitted = quota.admit_call(&who, now).and_then(|()| match tool {
+            "run_query" => quota.admit_rows(&who, now),
+            "run_mutation" | "run_mutations" => quota.admit_mutation(&who, now),
+            t if self.engine.published().query(t).is_some() => quota.admit_rows(&who, now),
             _ => Ok(()),
         });
         admitted.map_err(|e| refuse(ToolError::quota_exceeded(&e)))?;
@@ -194,6 +206,7 @@ impl SqlGateServer {
         start: Instant,
         result: impl FnOnce() -> T,
     ) -> Result<T, McpError> {
+        call_audit::mark_audited();
         let (client, version) = client_of(ctx);
         record.client = client;
         record.client_version = version;
@@ -287,7 +300,9 @@ impl SqlGateServer {
                 let (rec, result) = run_query::handle(&engine, &args).await;
                 if let Some(rows) = rec.row_count {
                     let rows = u64::try_from(rows).unwrap_or(u64::MAX);
-                    engine.quota().record_rows(Instant::now(), rows);
+                    engine
+                        .quota()
+                        .record_rows(&quota_key(&ctx), Instant::now(), rows);
                 }
                 self.audited_while(&ctx, rec, start, result).await
             }
@@ -324,7 +339,9 @@ impl SqlGateServer {
                 let asking = asking(&ctx, state, responses, &engine);
                 let (rec, result) = run_mutation::handle(&engine, &args, asking).await;
                 if rec.committed_rows.is_some() {
-                    engine.quota().record_mutation(Instant::now());
+                    engine
+                        .quota()
+                        .record_mutation(&quota_key(&ctx), Instant::now());
                 }
                 (rec, result)
             }
@@ -409,8 +426,19 @@ impl SqlGateServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SqlGateServer {
-    /// The tools, less the mutation tools for a caller whose token lacks the write scope (the list
-    /// then depends on the caller: private to it).
+    /// The tool's own handler (which audits the call), or, for a call no handler records (a
+    /// tool not published to this caller, arguments rmcp refused), a record of its own
+    /// ([`call_audit`]).
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.call_tool_audited(request, context).await
+    }
+
+    /// The tools, less the mutation tools for a caller whose token lacks the write scope (a
+    /// verified caller's list is private to it: [`listing`]).
     async fn list_tools(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
@@ -422,11 +450,9 @@ impl ServerHandler for SqlGateServer {
     async fn list_prompts(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListPromptsResult, McpError> {
-        Ok(rmcp::model::ListPromptsResult::with_all_items(
-            prompts::list(&self.engine),
-        ))
+        Ok(listing::prompts_for(prompts::list(&self.engine), &context))
     }
 
     async fn get_prompt(

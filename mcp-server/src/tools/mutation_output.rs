@@ -198,7 +198,8 @@ pub fn decision_of(answer: ApprovalAnswer) -> Decision {
         ApprovalAnswer::Cancelled => Decision::NeedsApprovalCancelled,
         ApprovalAnswer::Unavailable => Decision::NeedsApprovalUnavailable,
         ApprovalAnswer::Ask => Decision::NeedsApprovalRequested,
-        ApprovalAnswer::StateForOtherSql
+        ApprovalAnswer::StateForOtherTool
+        | ApprovalAnswer::StateForOtherSql
         | ApprovalAnswer::StateForOtherCaller
         | ApprovalAnswer::StateReplayed => Decision::Refuse,
     }
@@ -208,6 +209,12 @@ pub fn decision_of(answer: ApprovalAnswer) -> Decision {
 pub fn refusal_of(answer: ApprovalAnswer) -> Option<ToolError> {
     let (code, message, hint) = match answer {
         ApprovalAnswer::Accepted | ApprovalAnswer::Ask => return None,
+        ApprovalAnswer::StateForOtherTool => (
+            MutationCode::ApprovalStateMismatch,
+            "the requestState approves a call of the other mutation tool (run_mutation and \
+             run_mutations are approved apart); nothing was changed",
+            "call this tool again without requestState to preview and ask the user",
+        ),
         ApprovalAnswer::StateForOtherSql => (
             MutationCode::ApprovalStateMismatch,
             "the requestState approves other SQL than this call's; nothing was changed",

@@ -17,7 +17,7 @@ use crate::audit::AuditRecord;
 use crate::gate::published::PublishedQuery;
 use crate::gate::{Engine, RunQueryOutput};
 use crate::tools::run_query::answered;
-use crate::tools::SqlGateServer;
+use crate::tools::{quota_key, SqlGateServer};
 
 /// The tool describing `q`.
 pub fn tool_for(q: &PublishedQuery) -> Tool {
@@ -110,7 +110,9 @@ impl SqlGateServer {
                 let (rec, result) = handle(&engine, q, args).await;
                 if let Some(rows) = rec.row_count {
                     let rows = u64::try_from(rows).unwrap_or(u64::MAX);
-                    engine.quota().record_rows(Instant::now(), rows);
+                    engine
+                        .quota()
+                        .record_rows(&quota_key(&ctx), Instant::now(), rows);
                 }
                 self.audited_while(&ctx, rec, start, result).await
             }

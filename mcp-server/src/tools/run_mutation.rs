@@ -18,7 +18,7 @@ use crate::gate::error::ToolError;
 use crate::gate::Engine;
 use crate::tools::approval::{self, ApprovalAnswer, ApprovalRequest};
 use crate::tools::approval_state;
-use crate::tools::caller::caller_of;
+use crate::tools::caller::identity_of;
 use crate::tools::external_approval;
 use crate::tools::mutation_flow::MutationTrace;
 use crate::tools::mutation_output::{
@@ -250,18 +250,13 @@ pub fn asking(
     }
 }
 
-/// The caller an approval is bound to ([`approval_state::caller_binding`]): the principal, how
-/// it authenticated, the token's or certificate's issuer and subject, the variables bound.
+/// The caller an approval is bound to ([`approval_state::caller_binding`]): the principal and
+/// the caller's identity ([`crate::tools::caller::Caller::identity`]: how it authenticated, the
+/// token's or certificate's issuer and subject, its OAuth client, the variables bound), the
+/// same identity its sessions and quota windows belong to.
 pub fn caller_binding_of(ctx: &RequestContext<RoleServer>, engine: &Engine) -> String {
-    let caller = caller_of(ctx);
-    let vars = caller
-        .as_ref()
-        .and_then(|c| c.vars.as_ref())
-        .map(|v| serde_json::to_string(v).unwrap_or_default());
-    let auth = caller.as_ref().map(|c| c.auth.as_str());
-    let issuer = caller.as_ref().and_then(|c| c.issuer.as_deref());
-    let subject = caller.as_ref().and_then(|c| c.subject.as_deref());
-    approval_state::caller_binding(&[engine.principal(), auth, issuer, subject, vars.as_deref()])
+    let identity = identity_of(ctx);
+    approval_state::caller_binding(&[engine.principal(), identity.as_deref()])
 }
 
 /// A retry whose state does not open: refused before anything runs.

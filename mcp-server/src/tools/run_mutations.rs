@@ -14,7 +14,7 @@ use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::SqlGateServer;
+use super::{quota_key, SqlGateServer};
 use crate::tools::mutation_output::{output_schema, MutationsOutput};
 use crate::tools::result::success;
 use crate::tools::run_mutation::{asking, respond};
@@ -58,7 +58,9 @@ impl SqlGateServer {
                 let (rec, result) =
                     respond(&engine, "run_mutations", &args.statements, asking, render).await;
                 if rec.committed_rows.is_some() {
-                    engine.quota().record_mutation(Instant::now());
+                    engine
+                        .quota()
+                        .record_mutation(&quota_key(&ctx), Instant::now());
                 }
                 (rec, result)
             }

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use http::{header, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -21,14 +20,19 @@ use super::auth::challenge::Challenge;
 use super::auth::check_bind;
 use super::auth::jwt::{JwtVerifier, OAuthSettings};
 use super::auth::metadata::{metadata_paths, metadata_url, ResourceMetadata};
+use super::connections::{self, Admission, ConnectionLimits};
 use super::frame::{FrameLimits, Reject};
+use super::host;
 use super::http_body::{answer, screen};
 pub use super::identify::Credential;
 use super::identify::Identify;
-use super::tls::listener::{PeerCert, TlsListener};
+use super::session_guard::{session_of, Asking, SessionGuard};
+use super::sessions::{opened_by, OwnedSessions, Owner, Owners};
+use super::tls::listener::PeerCert;
 use super::tls::TlsConfig;
 use crate::audit::Audit;
 use crate::gate::Engine;
+use crate::tools::caller::Caller;
 use crate::tools::SqlGateServer;
 
 /// HTTP settings.
@@ -49,6 +53,8 @@ pub struct HttpOptions {
     pub oauth: Option<OAuthSettings>,
     /// HTTPS (and mutual TLS): `None` serves plain HTTP.
     pub tls: Option<TlsConfig>,
+    /// How long, and how many, connections may wait to be authenticated.
+    pub connections: ConnectionLimits,
 }
 
 #[derive(Clone)]
@@ -71,12 +77,14 @@ struct Dispatch<M: SessionManager> {
     identify: Identify,
     services: Vec<StreamableHttpService<SqlGateServer, M>>,
     limits: FrameLimits,
+    /// Who owns which session (`None`: `--stateless`, no sessions).
+    sessions: Option<SessionGuard>,
 }
 
 /// Picks the route before rmcp sees the request, and hands it the verified caller: each
-/// principal has its own service and session manager, so a session id is known only to the
-/// principal that opened it (another principal's token on it gets rmcp's 404 "session not
-/// found").
+/// principal has its own service and session manager, and every session belongs to the caller
+/// that opened it ([`super::sessions`]): a request naming another caller's session, of any
+/// principal, gets the unknown session's 404.
 async fn dispatch<M: SessionManager>(
     State(d): State<Arc<Dispatch<M>>>,
     mut req: Request,
@@ -89,16 +97,43 @@ async fn dispatch<M: SessionManager>(
         Ok(found) => found,
         Err(answer) => return closing(answer),
     };
-    if let Some(caller) = caller {
+    if let Some(admission) = req.extensions().get::<Admission>() {
+        admission.authenticated();
+    }
+    let owner = Owner {
+        route: index,
+        identity: caller.as_ref().map(Caller::identity),
+    };
+    let method = req.method().clone();
+    let session = session_of(&req).map(str::to_string);
+    let asking = |session| Asking {
+        method: &method,
+        session,
+        owner: &owner,
+        caller: caller.as_ref(),
+    };
+    if let (Some(guard), Some(s)) = (&d.sessions, &session) {
+        if let Err(answer) = guard.admit(&asking(s)).await {
+            return answer;
+        }
+    }
+    if let Some(caller) = caller.clone() {
         req.extensions_mut().insert(caller);
     }
-    let req = match screen(req, d.limits).await {
-        Ok(req) => req,
+    let (req, answering) = match screen(req, d.limits).await {
+        Ok(screened) => screened,
         // A body over the cap is left partly unread.
         Err(answer) => return closing(answer),
     };
+    if let (Some(guard), Some(s)) = (&d.sessions, &session) {
+        if let Err(answer) = guard.admit_answer(&asking(s), &answering).await {
+            return answer;
+        }
+    }
     match d.services.get(index) {
-        Some(service) => service.handle(req).await.into_response(),
+        Some(service) => opened_by(owner.clone(), service.handle(req))
+            .await
+            .into_response(),
         None => (StatusCode::INTERNAL_SERVER_ERROR, "no such route\n").into_response(),
     }
 }
@@ -141,11 +176,14 @@ fn service<M: SessionManager>(
     )
 }
 
-fn router<M: SessionManager + Default>(
+/// `/mcp` over every route, each with its own session manager from `manager` (`owners`: who
+/// owns each session, when there are sessions), and the OAuth metadata.
+fn router<M: SessionManager>(
     routes: Vec<HttpRoute>,
     audit: &Audit,
     config: &StreamableHttpServerConfig,
     verifier: Option<Arc<JwtVerifier>>,
+    (manager, owners): (impl Fn() -> M, Option<Arc<Owners>>),
 ) -> axum::Router {
     let challenge = Challenge {
         resource_metadata: verifier
@@ -157,9 +195,14 @@ fn router<M: SessionManager + Default>(
         .map(|r| (r.credential.clone(), r.engine.vars().clone()))
         .collect();
     let identify = Identify::new(credentials, verifier.clone(), challenge);
+    let principals = routes
+        .iter()
+        .map(|r| r.engine.principal().map(str::to_string))
+        .collect();
+    let sessions = owners.map(|o| SessionGuard::new(o, audit.clone(), principals));
     let services = routes
         .into_iter()
-        .map(|r| service(r.engine, audit.clone(), M::default(), config.clone()))
+        .map(|r| service(r.engine, audit.clone(), manager(), config.clone()))
         .collect();
     let limits = FrameLimits {
         max_bytes: config.max_request_body_bytes,
@@ -169,6 +212,7 @@ fn router<M: SessionManager + Default>(
         identify,
         services,
         limits,
+        sessions,
     });
     let mut router =
         axum::Router::new().route("/mcp", axum::routing::any(dispatch::<M>).with_state(state));
@@ -277,14 +321,20 @@ pub async fn serve_http_routes(
         config = config.with_json_response(true);
     }
     let router = if opts.stateless {
-        router::<NeverSessionManager>(routes, &audit, &config, verifier)
+        let none = (NeverSessionManager::default, None);
+        router(routes, &audit, &config, verifier, none)
     } else {
-        router::<LocalSessionManager>(routes, &audit, &config, verifier)
+        let owners = Arc::new(Owners::default());
+        let owned = owners.clone();
+        let manager = move || OwnedSessions::new(LocalSessionManager::default(), owned.clone());
+        router(routes, &audit, &config, verifier, (manager, Some(owners)))
     };
     let gate_state = Gate {
         max_body_bytes: opts.max_body_bytes,
     };
-    let router = router.layer(middleware::from_fn_with_state(gate_state, gate));
+    let router = router
+        .layer(middleware::from_fn_with_state(gate_state, gate))
+        .layer(middleware::from_fn(host::check));
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot bind {addr}: {e}"))?;
@@ -299,55 +349,14 @@ pub async fn serve_http_routes(
     if let Some(tx) = bound {
         let _ = tx.send(local);
     }
-    let stop = shutdown.clone();
-    let served = match opts.tls {
-        Some(tls) => {
-            let listener = TlsListener::start(listener, tls, shutdown.child_token())
-                .map_err(|e| format!("cannot read the bound address: {e}"))?;
-            let app = router.into_make_service_with_connect_info::<PeerCert>();
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-                .await
-        }
-        None => {
-            axum::serve(no_delay(listener), router)
-                .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-                .await
-        }
-    };
-    served.map_err(|e| format!("HTTP server failed: {e}"))
-}
-
-/// `listener` with TCP_NODELAY set on every connection it accepts. A response leaves in several
-/// writes (SSE events, then the end of the chunked body); with Nagle's algorithm a later one
-/// waits for the client's delayed ACK (up to 40 ms on Linux: measured, a minimal HTTP client's
-/// `run_query` took 44 ms instead of 1).
-fn no_delay(
-    listener: tokio::net::TcpListener,
-) -> impl axum::serve::Listener<Io = tokio::net::TcpStream, Addr = std::net::SocketAddr> {
-    listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            eprintln!("sqlgate-mcp: cannot set TCP_NODELAY on a connection: {e}");
-        }
-    })
+    connections::serve(listener, router, opts.tls, opts.connections, shutdown).await;
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::auth::{bearer_of, route_for, token_digest};
     use super::*;
-
-    #[tokio::test]
-    async fn accepted_connections_send_without_delay() {
-        use axum::serve::Listener;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let mut listener = no_delay(listener);
-        let client = tokio::spawn(tokio::net::TcpStream::connect(addr));
-        let (accepted, _) = listener.accept().await;
-        assert!(accepted.nodelay().unwrap());
-        client.await.unwrap().unwrap();
-    }
 
     #[test]
     fn bearer() {

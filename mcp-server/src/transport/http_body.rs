@@ -11,8 +11,32 @@ use futures::StreamExt;
 use http::{header, Method, StatusCode};
 use tokio_util::bytes::BytesMut;
 
+use rmcp::model::{ClientJsonRpcMessage, RequestId};
+
 use super::frame::{judge, Frame, FrameLimits, Reject};
 use super::json_scan::Scan;
+
+/// Whether a POST carries a JSON-RPC response (or error response), and to which request: the
+/// server takes one only for a request it sent on that session and still waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answering {
+    /// A request or a notification, or no body (GET, DELETE).
+    Nothing,
+    /// A response or error response naming this id.
+    Request(RequestId),
+    /// An error response without an id.
+    Unnamed,
+}
+
+fn answering(message: &ClientJsonRpcMessage) -> Answering {
+    match message {
+        ClientJsonRpcMessage::Response(r) => Answering::Request(r.id.clone()),
+        ClientJsonRpcMessage::Error(e) => {
+            e.id.clone().map_or(Answering::Unnamed, Answering::Request)
+        }
+        _ => Answering::Nothing,
+    }
+}
 
 /// The JSON-RPC error `reject` as an HTTP answer: 413 when too large, else 400.
 pub fn answer(reject: &Reject) -> Response {
@@ -29,11 +53,11 @@ pub fn answer(reject: &Reject) -> Response {
         .into_response()
 }
 
-/// `req` with its body read and judged, ready for rmcp; or the answer to a refused body. Only a
-/// POST carries a message; anything else passes unread.
-pub async fn screen(req: Request, limits: FrameLimits) -> Result<Request, Response> {
+/// `req` with its body read and judged, ready for rmcp, and what it answers; or the answer to a
+/// refused body. Only a POST carries a message; anything else passes unread.
+pub async fn screen(req: Request, limits: FrameLimits) -> Result<(Request, Answering), Response> {
     if req.method() != Method::POST {
-        return Ok(req);
+        return Ok((req, Answering::Nothing));
     }
     let (parts, body) = req.into_parts();
     let mut scan = Scan::new(limits.max_depth);
@@ -60,7 +84,10 @@ pub async fn screen(req: Request, limits: FrameLimits) -> Result<Request, Respon
         kept.extend_from_slice(&chunk);
     }
     match judge(&kept, scan, limits) {
-        Frame::Message(_) => Ok(Request::from_parts(parts, Body::from(kept.freeze()))),
+        Frame::Message(m) => Ok((
+            Request::from_parts(parts, Body::from(kept.freeze())),
+            answering(&m),
+        )),
         Frame::Reply(reject) => Err(answer(&reject)),
         // A notification rmcp would not take: accepted, as no answer is due.
         Frame::Skip if !kept.iter().all(u8::is_ascii_whitespace) => {

@@ -127,6 +127,7 @@ pub fn open_http() -> HttpOptions {
         max_body_bytes: 1 << 20,
         oauth: None,
         tls: None,
+        connections: Default::default(),
     }
 }
 

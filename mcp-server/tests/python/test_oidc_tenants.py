@@ -5,8 +5,8 @@ claim of each request's token. Two clients of the provider, whose tokens carry `
 customer_id = <tenant>``) returns for their tenant, over one server and its one connection pool
 (SQLite Chinook and PostgreSQL Chinook); on PostgreSQL also exactly the rows its row-level
 security returns for the same SQL (the oracle of core's row_filters_rls.rs: equivalent policies
-created in a transaction that is rolled back); a session opened with one tenant's token and used with
-the other's serves the other's rows only; 100 concurrent sessions alternating the two tokens
+created in a transaction that is rolled back); a session opened with one tenant's token is, to the
+other's, a session that does not exist (404); 100 concurrent sessions alternating the two tokens
 never see the other tenant's rows; and the audit names each call's token issuer, subject and
 client, never the token."""
 import asyncio
@@ -115,7 +115,8 @@ def sse_result(text):
 
 
 def check_session_takes_no_tenant(sqlgate, q, tokens):
-    """A session opened with acme's token, then used with globex's: globex's rows only."""
+    """A session opened with acme's token, then used with globex's: the unknown session's 404
+    (a session belongs to the caller who opened it); acme's token on it is served acme's rows."""
     acme = dict(ACCEPT, Authorization=f"Bearer {tokens['acme-agent']}")
     globex = dict(ACCEPT, Authorization=f"Bearer {tokens['globex-agent']}")
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -133,12 +134,16 @@ def check_session_takes_no_tenant(sqlgate, q, tokens):
             assert r.status_code == 202, r.status_code
             r = await http.post(sqlgate.url, json=call,
                                 headers=dict(globex, **{"Mcp-Session-Id": session}))
-            return r.status_code, r.text
+            foreign = r.status_code, r.text
+            r = await http.post(sqlgate.url, json=call,
+                                headers=dict(acme, **{"Mcp-Session-Id": session}))
+            return foreign, (r.status_code, r.text)
 
-    status, text = asyncio.run(main())
+    foreign, (status, text) = asyncio.run(main())
+    assert foreign == (404, "Not Found: Session not found"), foreign
     assert status == 200, (status, text)
     rows = sse_result(text)["result"]["structuredContent"]["rows"]
-    assert rows and {int(r[q.customer_id]) for r in rows} == {TENANTS["globex-agent"]}, rows
+    assert rows and {int(r[q.customer_id]) for r in rows} == {TENANTS["acme-agent"]}, rows
 
 
 def check_concurrent_sessions(sqlgate, q, tokens, counts):

@@ -1,7 +1,8 @@
 //! HTTPS and mutual TLS: the real binary serving the demo database with a certificate made by
 //! the test's own CA ([`certs`]). A client certificate selects its principal (by common name,
 //! by URI subjectAltName), each tenant reads only its rows and the audit says `mtls` with the
-//! certificate's subject; an untrusted certificate, or none, is refused in the handshake; the
+//! certificate's subject; a session is its certificate's, not its principal's ([`sessions`]);
+//! an untrusted certificate, or none, is refused in the handshake; the
 //! certificate is reloaded on SIGHUP ([`reload`]); wrong settings are refused at start
 //! ([`settings`]); the README's configuration and its nginx block work as written
 //! ([`readme`]).
@@ -21,6 +22,7 @@ mod plain_client;
 mod certs;
 mod readme;
 mod reload;
+mod sessions;
 mod settings;
 
 use std::path::Path;
