@@ -10,6 +10,7 @@ use super::diagnostics as refuse;
 use super::scope::Scope;
 use super::{span_location, Walker};
 use crate::bounds::{self, Kind};
+use crate::dialect::Dialect;
 use crate::error::{GuardError, Location};
 use crate::functions::{FunctionRefusal, FunctionUse};
 use crate::names::fold_object_name;
@@ -87,9 +88,14 @@ impl Walker<'_, '_> {
                 .map(|i| i.value.to_ascii_lowercase());
             match word.as_deref() {
                 // DuckDB's and ClickHouse's `COLUMNS('regex')` / `COLUMNS(*)` /
-                // `COLUMNS(lambda)`: a star that picks columns by name at run time. Elsewhere a
-                // function of that name is taken as one too, which only refuses more.
+                // `COLUMNS(lambda)`: a star that picks columns by name at run time. Elsewhere
+                // (PostgreSQL's `columns(*)`) it is a call of whatever function has that name:
+                // the function policy decides first, and the call is still read as a star,
+                // which only refuses more.
                 Some("columns") => {
+                    if !matches!(self.dialect(), Dialect::Duckdb | Dialect::Clickhouse) {
+                        self.function_name_as(&function.name, FunctionUse::Expression, location)?;
+                    }
                     self.star_arguments_resolved(function);
                     // `COLUMNS(* EXCLUDE (c))` covers what that star covers; any other argument
                     // (a regex, a lambda, a list) may pick any column.
@@ -199,6 +205,42 @@ fn is_count(name: &ObjectName) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{code, guard, PII};
+
+    #[test]
+    fn columns_is_a_star_only_where_the_engine_reads_one() {
+        // PostgreSQL and SQLite: `columns(*)` calls a function of that name, which their
+        // allowlists do not hold (fuzz: differential_pg). In a denylist dialect the call passes
+        // the function policy and is still read as a star over the FROM items.
+        for dialect in ["mysql", "snowflake", "generic"] {
+            let g = guard(PII, dialect);
+            assert_eq!(
+                code(&g, "SELECT COLUMNS(*) FROM customer").as_deref(),
+                Some("star_on_restricted_table"),
+                "{dialect}"
+            );
+        }
+        for dialect in ["postgres", "sqlite"] {
+            let g = guard(PII, dialect);
+            assert_eq!(
+                code(&g, "SELECT COLUMNS(*) FROM customer").as_deref(),
+                Some("function_not_allowed"),
+                "{dialect}"
+            );
+        }
+        for dialect in ["duckdb", "clickhouse"] {
+            let g = guard(PII, dialect);
+            assert_eq!(
+                code(&g, "SELECT COLUMNS(*) FROM product"),
+                None,
+                "{dialect}"
+            );
+            assert_eq!(
+                code(&g, "SELECT COLUMNS(*) FROM customer").as_deref(),
+                Some("star_on_restricted_table"),
+                "{dialect}"
+            );
+        }
+    }
 
     #[test]
     fn a_series_over_literal_bounds_is_capped() {
