@@ -454,4 +454,35 @@ mod tests {
         }
         assert_eq!(code(&g, "SELECT v FROM vendor v"), None);
     }
+
+    #[test]
+    fn a_call_after_a_dot_is_checked_like_any_call() {
+        // sqlparser reads `(c).f(x)` and `USER().DATABASE()` as a call inside a field chain
+        // (fuzz: check_bytes, fixed_point): its name meets the function policy and its
+        // arguments are columns of the scope, like any call's.
+        let g = guard(PII, "postgres");
+        for sql in [
+            "SELECT (c).lower(email) FROM customer c",
+            "SELECT (c).x.lower(email) FROM customer c",
+        ] {
+            assert_eq!(
+                code(&g, sql).as_deref(),
+                Some("column_not_allowed"),
+                "{sql}"
+            );
+        }
+        assert_eq!(
+            code(&g, "SELECT (c).pg_read_file('/etc/passwd') FROM customer c").as_deref(),
+            Some("function_not_allowed")
+        );
+        let g = guard(PII, "mysql");
+        assert_eq!(
+            code(&g, "SELECT USER().LOAD_FILE('/etc/passwd')").as_deref(),
+            Some("function_not_allowed")
+        );
+        assert_eq!(
+            code(&g, "SELECT now().lower(first_name) FROM customer"),
+            None
+        );
+    }
 }

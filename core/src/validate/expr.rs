@@ -131,8 +131,11 @@ impl ExprVisitor<'_, '_, '_, '_, '_> {
     /// read as the column `root.field` when `root` names a FROM item. Field names after a dot
     /// are not columns of the scope.
     fn field_access(&mut self, root: &Expr, access_chain: &[AccessExpr]) -> Result<(), GuardError> {
+        // A field label after a dot names no column; anything else there (sqlparser reads
+        // `USER().DATABASE()` and `(c).f(x)` as a call in the chain) is an expression of its own,
+        // walked and checked like any other.
         for access in access_chain {
-            if let AccessExpr::Dot(field) = access {
+            if let AccessExpr::Dot(field @ Expr::Identifier(_)) = access {
                 self.skip_exprs.insert(field as *const Expr);
             }
         }
