@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::class::QueryClass;
-use crate::error::GuardError;
+use crate::error::{ErrorCode, GuardError, Stage};
 use crate::stable_names::stable_names;
 
 /// What happened to the row cap on the outermost query.
@@ -57,6 +57,11 @@ pub struct Approved {
     /// Row filters applied (the policy's table names), sorted; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub row_filters: Vec<String>,
+    /// Placeholders in `sql` (`?`, `$1`, `:name`), in the order they appear: values the caller
+    /// must bind when it executes `sql`; absent when none. A caller that binds nothing calls
+    /// [`Approved::without_parameters`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<String>,
 }
 
 /// An approved mutation (from [`crate::Guard::check_mutation`]): run `sql`, never the text that
@@ -85,6 +90,63 @@ pub struct ApprovedMutation {
     /// sorted; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub row_filters: Vec<String>,
+    /// Placeholders in `sql` (`?`, `$1`, `:name`), in the order they appear: values the caller
+    /// must bind when it executes `sql`; absent when none. A caller that binds nothing calls
+    /// [`ApprovedMutation::without_parameters`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<String>,
+}
+
+impl Approved {
+    /// For a caller that binds no values (an agent's tool call, a command line): the approved
+    /// query if it holds no placeholder, else its refusal (`unbound_parameter`). An engine
+    /// given a placeholder and no value reads NULL or fails, so the answer would not be the
+    /// question's.
+    pub fn without_parameters(self) -> Result<Approved, Rejection> {
+        match unbound(&self.parameters) {
+            None => Ok(self),
+            Some(error) => Err(Rejection {
+                query_class: self.query_class,
+                statement_count: self.statement_count,
+                error,
+            }),
+        }
+    }
+}
+
+impl ApprovedMutation {
+    /// For a caller that binds no values: the approved mutation if it holds no placeholder,
+    /// else its refusal (`unbound_parameter`), as [`Approved::without_parameters`].
+    pub fn without_parameters(self) -> Result<ApprovedMutation, Rejection> {
+        match unbound(&self.parameters) {
+            None => Ok(self),
+            Some(error) => Err(Rejection {
+                query_class: self.query_class,
+                statement_count: 1,
+                error,
+            }),
+        }
+    }
+}
+
+/// The refusal of SQL holding `parameters` when nothing binds them; `None` when there are none.
+fn unbound(parameters: &[String]) -> Option<GuardError> {
+    let first = parameters.first()?;
+    let listed = parameters
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(
+        GuardError::new(
+            ErrorCode::UnboundParameter,
+            Stage::Validate,
+            format!("the SQL has a placeholder ({listed}) and nothing here binds a value to it"),
+        )
+        .with_hint(format!(
+            "write the value into the SQL as a literal in place of `{first}` (a string in single quotes, a number as is)"
+        )),
+    )
 }
 
 /// A refusal: the class the payload really is and why it may not run.

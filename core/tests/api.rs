@@ -119,3 +119,77 @@ fn table_writable_follows_writes_tables_deny_and_catalogs() {
         .expect_err("a catalog is never a target");
     assert_eq!(refused.error.code, ErrorCode::SystemCatalog);
 }
+
+#[test]
+fn placeholders_are_listed_and_refused_where_nothing_binds_them() {
+    let cases = [
+        (
+            Dialect::Postgres,
+            "SELECT a FROM t WHERE city = $1 AND n > $2",
+            vec!["$1", "$2"],
+        ),
+        (
+            Dialect::Sqlite,
+            "SELECT count(*) FROM t WHERE city = :city",
+            vec![":city"],
+        ),
+        (
+            Dialect::Sqlite,
+            "SELECT a FROM t WHERE b IN (SELECT b FROM u WHERE c = ?)",
+            vec!["?"],
+        ),
+        (
+            Dialect::Mysql,
+            "SELECT a FROM t WHERE city = ? OR city = ?",
+            vec!["?", "?"],
+        ),
+    ];
+    for (dialect, sql, expected) in cases {
+        let guard = Guard::for_dialect(dialect);
+        let approved = guard.check(sql).expect(sql);
+        assert_eq!(approved.parameters, expected, "{sql}");
+        let refused = approved.without_parameters().expect_err(sql);
+        assert_eq!(refused.error.code, ErrorCode::UnboundParameter, "{sql}");
+        assert_eq!(refused.query_class, QueryClass::Select);
+        let hint = refused.error.hint.unwrap_or_default();
+        assert!(
+            hint.contains(expected[0]) && hint.contains("literal"),
+            "{hint}"
+        );
+    }
+    // Not placeholders: text in a literal or a comment, PostgreSQL's jsonb `?` operator.
+    for (dialect, sql) in [
+        (
+            Dialect::Sqlite,
+            "SELECT a FROM t WHERE b = '?' AND c = ':city' -- $1",
+        ),
+        (Dialect::Postgres, "SELECT a FROM t WHERE doc ? 'key'"),
+        (Dialect::Postgres, "SELECT a::text FROM t /* :x */"),
+    ] {
+        let approved = Guard::for_dialect(dialect).check(sql).expect(sql);
+        assert!(
+            approved.parameters.is_empty(),
+            "{sql}: {:?}",
+            approved.parameters
+        );
+        assert!(approved.without_parameters().is_ok(), "{sql}");
+    }
+    // A mutation lists its placeholders the same way.
+    let mut policy = Policy::for_dialect(Dialect::Sqlite);
+    policy.writes = Some(sqlgate::WriteRules::new(
+        &["customer"],
+        &[QueryClass::MutationCreate],
+    ));
+    let guard = Guard::new(policy).expect("policy");
+    let approved = guard
+        .check_mutation("UPDATE customer SET city = ? WHERE customer_id = ?")
+        .expect("approved");
+    assert_eq!(approved.parameters, ["?", "?"]);
+    let refused = approved.without_parameters().expect_err("unbound");
+    assert_eq!(refused.error.code, ErrorCode::UnboundParameter);
+    assert_eq!(refused.query_class, QueryClass::MutationCreate);
+    let literal = guard
+        .check_mutation("UPDATE customer SET city = 'Oslo' WHERE customer_id = 1")
+        .expect("approved");
+    assert!(literal.without_parameters().is_ok());
+}

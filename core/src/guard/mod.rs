@@ -187,6 +187,7 @@ impl Guard {
             functions: analysis.functions.into_iter().collect(),
             limit,
             row_filters: analysis.row_filters.into_iter().collect(),
+            parameters: analysis.parameters,
         })
     }
 

@@ -68,6 +68,7 @@ impl Guard {
             functions: found.reads.functions.into_iter().collect(),
             has_where: found.has_where,
             row_filters: found.reads.row_filters.into_iter().collect(),
+            parameters: found.reads.parameters,
         })
     }
 

@@ -16,8 +16,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, Spanned, TableFactor, Visit,
-    Visitor,
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, Spanned, TableFactor, Value,
+    Visit, Visitor,
 };
 
 use super::diagnostics as refuse;
@@ -61,7 +61,12 @@ impl Coverage {
 
 /// Refuses `node` unless the walker that produced `covered` handled every query, table factor
 /// and function call in it and resolved every name-bearing node the derived visitor reaches.
-pub(super) fn verify<T: Visit + Spanned>(node: &T, covered: Coverage) -> Result<(), GuardError> {
+/// Returns the placeholders it holds (`?`, `$1`, `:name`), in the order the visitor reaches
+/// them: values the engine takes from outside the SQL text, which a caller must bind.
+pub(super) fn verify<T: Visit + Spanned>(
+    node: &T,
+    covered: Coverage,
+) -> Result<Vec<String>, GuardError> {
     let Coverage {
         queries,
         table_factors,
@@ -75,6 +80,7 @@ pub(super) fn verify<T: Visit + Spanned>(node: &T, covered: Coverage) -> Result<
         table_factors: 0,
         function_calls: 0,
         unresolved: None,
+        parameters: Vec::new(),
     };
     let _ = node.visit(&mut reached);
     if let Some(error) = reached.unresolved {
@@ -88,7 +94,7 @@ pub(super) fn verify<T: Visit + Spanned>(node: &T, covered: Coverage) -> Result<
     {
         return Err(refuse::not_understood(span_location(node.span())));
     }
-    Ok(())
+    Ok(reached.parameters)
 }
 
 /// The derived visitor's side of the comparison.
@@ -98,6 +104,8 @@ struct Reached<'n> {
     table_factors: usize,
     function_calls: usize,
     unresolved: Option<GuardError>,
+    /// Placeholders met, in order.
+    parameters: Vec<String>,
 }
 
 impl Reached<'_> {
@@ -132,6 +140,11 @@ impl Visitor for Reached<'_> {
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
         if names_columns(expr) && !self.is_resolved(expr) {
             return self.refuse(expr, expr);
+        }
+        if let Expr::Value(value) = expr {
+            if let Value::Placeholder(name) = &value.value {
+                self.parameters.push(name.clone());
+            }
         }
         if let Expr::Function(function) = expr {
             self.function_calls += 1;
@@ -301,7 +314,7 @@ mod tests {
         let tree = query(&generic, "SELECT 1 + 2");
         let mut walked = Coverage::default();
         walked.query();
-        assert!(verify(&tree, walked).is_ok());
+        assert!(verify(&tree, walked).is_ok_and(|parameters| parameters.is_empty()));
     }
 
     /// The walker's own record passes the verifier on what it resolves, everywhere it looks.

@@ -61,6 +61,8 @@ pub struct Analysis {
     pub row_filters: BTreeSet<String>,
     /// Masked columns of the outermost select list, for the mask rewrite (`crate::mask`).
     pub masked: Vec<MaskedItem>,
+    /// Placeholders (`?`, `$1`, `:name`) in the order they appear: values a caller must bind.
+    pub parameters: Vec<String>,
 }
 
 /// A plain column of the outermost select list that reads a masked column.
@@ -96,7 +98,7 @@ pub fn analyze(query: &Query, ctx: &Context<'_>) -> Result<Analysis, GuardError>
         }
     }
     walker.query(query, None)?;
-    coverage::verify(query, walker.covered)?;
+    walker.analysis.parameters = coverage::verify(query, walker.covered)?;
     Ok(walker.analysis)
 }
 

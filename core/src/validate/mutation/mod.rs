@@ -53,12 +53,13 @@ pub fn analyze_mutation(
         class: QueryClass::MutationCreate,
     };
     walker.mutation_statement(statement, None, writes, &mut found)?;
-    coverage::verify(statement, std::mem::take(&mut walker.covered))?;
+    let parameters = coverage::verify(statement, std::mem::take(&mut walker.covered))?;
     if found.columns_written.contains("*") {
         // Every column, names unknown: listing some of them would suggest the others are safe.
         found.columns_written = BTreeSet::from(["*".to_string()]);
     }
     found.reads = walker.analysis;
+    found.reads.parameters = parameters;
     Ok(found)
 }
 
