@@ -20,6 +20,13 @@ test('check returns the approved object with the row cap applied', () => {
   })
 })
 
+test('placeholders are listed for the caller to bind, absent when there are none', () => {
+  const guard = new Guard({ dialect: 'sqlite', maxRows: 100 })
+  const approved = guard.check('SELECT name FROM artist WHERE artist_id = ? OR name = :name')
+  assert.deepStrictEqual(approved.parameters, ['?', ':name'])
+  assert.equal('parameters' in guard.check("SELECT name FROM artist WHERE name = '?'"), false)
+})
+
 test('limits: clamped, kept, and no cap with maxRows null', () => {
   const guard = new Guard({ maxRows: 10 })
   assert.deepStrictEqual(guard.check('SELECT 1 LIMIT 50').limit, {

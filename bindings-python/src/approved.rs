@@ -64,6 +64,13 @@ impl PyApproved {
         self.inner.row_filters.clone()
     }
 
+    /// Placeholders in `sql` (`?`, `$1`, `:name`) in the order they appear, which the caller
+    /// binds when it executes `sql`; empty when none.
+    #[getter]
+    fn parameters(&self) -> Vec<String> {
+        self.inner.parameters.clone()
+    }
+
     /// The verdict dict (`allowed: True`), identical to `Guard.verdict` for the same SQL.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_python(py, &Verdict::from(Ok(self.inner.clone())))
@@ -137,6 +144,13 @@ impl PyApprovedMutation {
     #[getter]
     fn row_filters(&self) -> Vec<String> {
         self.inner.row_filters.clone()
+    }
+
+    /// Placeholders in `sql` (`?`, `$1`, `:name`) in the order they appear, which the caller
+    /// binds when it executes `sql`; empty when none.
+    #[getter]
+    fn parameters(&self) -> Vec<String> {
+        self.inner.parameters.clone()
     }
 
     /// The mutation verdict dict (`allowed: True`), identical to `Guard.mutation_verdict`.

@@ -67,7 +67,8 @@ fn exception_for(code: ErrorCode) -> &'static ErrorClass {
         | ErrorCode::BadRequest
         | ErrorCode::GeneratedTooLarge
         | ErrorCode::UnboundedGeneration
-        | ErrorCode::MaskedColumn => &REJECTED,
+        | ErrorCode::MaskedColumn
+        | ErrorCode::UnboundParameter => &REJECTED,
     }
 }
 

@@ -45,6 +45,16 @@ def test_check_approved_attributes() -> None:
     assert approved.to_dict()["allowed"] is True
 
 
+def test_placeholders_are_listed_for_the_caller_to_bind() -> None:
+    guard = Guard(dialect="sqlite", writes={"tables": ["orders"]})
+    approved = guard.check("SELECT name FROM artist WHERE artist_id = ? OR name = :name")
+    assert approved.parameters == ["?", ":name"]
+    assert guard.check("SELECT name FROM artist WHERE name = '?'").parameters == []
+    mutation = guard.check_mutation("UPDATE orders SET status = ?1 WHERE id = ?2")
+    assert mutation.parameters == ["?1", "?2"]
+    assert "unbound_parameter" in sqlgate.ERROR_CODES
+
+
 def test_limit_clamped_and_none() -> None:
     assert Guard(max_rows=10).check("SELECT 1 LIMIT 500").limit == {
         "action": "clamped",

@@ -51,6 +51,7 @@ ErrorCode: TypeAlias = Literal[
     "generated_too_large",
     "unbounded_generation",
     "masked_column",
+    "unbound_parameter",
 ]
 """Why the guard refused (``Rejected.code``), as in ``sqlgate.ERROR_CODES``."""
 
