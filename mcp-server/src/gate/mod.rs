@@ -20,7 +20,7 @@ pub mod writable;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use sqlgate::{Guard, Policy, ReadAccess, Vars, Verdict};
+use sqlgate::{Approved, Guard, Policy, ReadAccess, Vars, Verdict};
 
 use crate::backend::cost::CostCap;
 use crate::backend::{Backend, DbError, Params, QueryLimits, TableDetail, NO_PARAMS};
@@ -349,7 +349,12 @@ impl Engine {
     /// `validate_query`: the guard's verdict, no execution; a refusal's hint names the tool that
     /// helps (see [`hints`]).
     pub fn validate(&self, sql: &str) -> Verdict {
-        let mut verdict = self.guard().verdict_with(sql, &self.vars);
+        // Nothing binds a value here: a placeholder is refused, as run_query refuses it.
+        let checked = self
+            .guard()
+            .check_with(sql, &self.vars)
+            .and_then(Approved::without_parameters);
+        let mut verdict = Verdict::from(checked);
         let writes = self.config.mode.writes();
         if let Some(e) = verdict.error.as_mut() {
             let hint = hints::with_tool(e.code, e.hint.as_deref());
@@ -377,7 +382,15 @@ impl Engine {
         let guard = self.guard();
         // One row more than the cap, so that the extra row tells whether the cap cut the result.
         let fetch_cap = max_rows.map(|n| n.saturating_add(1));
-        let approved = match guard.check_with_vars_and_row_cap(sql, &self.vars, fetch_cap) {
+        // Only a published query binds values (`params`); anywhere else a placeholder would run
+        // as NULL, or fail, and answer another question than the agent's.
+        let checked = guard
+            .check_with_vars_and_row_cap(sql, &self.vars, fetch_cap)
+            .and_then(|a| match params {
+                Some(_) => Ok(a),
+                None => a.without_parameters(),
+            });
+        let approved = match checked {
             Ok(a) => a,
             Err(r) => {
                 trace.query_class = Some(r.query_class);

@@ -3,7 +3,9 @@
 //! records: a tool this server does not have (`tool_not_found`) or does not publish to the
 //! caller (`tool_not_available`: its mode, `--tools`, no audit file), both answered with
 //! JSON-RPC's "tool not found" so that the answer does not tell them apart; and a call whose
-//! arguments rmcp refused before the handler ran (`bad_request`).
+//! arguments rmcp refused before the handler ran (`bad_request`), answered as every other
+//! refusal is (structured content with a code and a hint naming the arguments the tool takes)
+//! instead of rmcp's bare serde text.
 //!
 //! Whether the handler wrote a record is tracked per call by a task-local flag: rmcp awaits the
 //! handler inside [`super::SqlGateServer`]'s `call_tool`, on the same task.
@@ -13,13 +15,14 @@ use std::future::Future;
 use std::time::Instant;
 
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject, Tool};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
 use super::SqlGateServer;
 use crate::audit::{AuditRecord, Decision};
 use crate::codes::{AccessCode, ToolCode};
+use crate::gate::error::ToolError;
 
 /// The longest tool name a record keeps (MCP names are at most 64 characters; anything longer
 /// is the caller's text, kept as a prefix).
@@ -50,10 +53,18 @@ impl SqlGateServer {
         let ctx = context.clone();
         let call = ToolCallContext::new(self, request, context);
         let (outcome, recorded) = tracking(self.tool_router.call(call)).await;
-        if !recorded {
-            let rec = unrecorded(&name, arguments.as_ref(), &outcome);
-            self.audited(&ctx, rec, start, ()).await?;
+        if recorded {
+            return outcome;
         }
+        let outcome = match outcome {
+            Ok(CallToolResponse::Complete(refused)) if is_argument_error(&refused) => {
+                let e = argument_error(&name, &refused, self.tool_router.get(&name));
+                Ok(super::result::failure(&e).into())
+            }
+            other => other,
+        };
+        let rec = unrecorded(&name, arguments.as_ref(), &outcome);
+        self.audited(&ctx, rec, start, ()).await?;
         outcome
     }
 }
@@ -91,6 +102,74 @@ pub fn unserved(name: &str, known: bool) -> AuditRecord {
     }
 }
 
+/// True for rmcp's answer to arguments it could not read into the tool's parameters: an error
+/// result with text only (every handler's own error carries structured content).
+fn is_argument_error(result: &CallToolResult) -> bool {
+    result.is_error == Some(true) && result.structured_content.is_none()
+}
+
+/// The refusal of a call to `name` whose arguments did not fit its input schema: rmcp's
+/// message (serde's: which field is missing, unknown or of the wrong type) and a hint naming
+/// the arguments `tool` takes.
+fn argument_error(name: &str, refused: &CallToolResult, tool: Option<&Tool>) -> ToolError {
+    let said: Vec<&str> = refused
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+        .collect();
+    let said = said.join(" ");
+    let said = said
+        .strip_prefix("failed to deserialize parameters:")
+        .unwrap_or(&said)
+        .trim();
+    let message = format!(
+        "the arguments of `{}` are not what it takes: {said}",
+        bounded(name)
+    );
+    let hint = tool.map(|t| expected_arguments(&t.input_schema));
+    ToolError::bad_request(message, hint.as_deref())
+}
+
+/// `send {"sql": <string>}; optional: ...`, from a tool's input schema.
+fn expected_arguments(schema: &JsonObject) -> String {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return String::from("send the arguments its input schema (tools/list) names");
+    };
+    let describe = |name: &str| {
+        let kind = properties
+            .get(name)
+            .and_then(|p| p.get("type"))
+            .map(|t| match t {
+                serde_json::Value::Array(kinds) => kinds
+                    .iter()
+                    .filter_map(|k| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_else(|| String::from("value"));
+        format!("\"{name}\": <{kind}>")
+    };
+    let must: Vec<String> = required.iter().map(|n| describe(n)).collect();
+    let may: Vec<String> = properties
+        .keys()
+        .filter(|k| !required.contains(&k.as_str()))
+        .map(|k| describe(k))
+        .collect();
+    let mut hint = format!("send {{{}}}", must.join(", "));
+    if !may.is_empty() {
+        hint.push_str(&format!("; optional: {}", may.join(", ")));
+    }
+    hint.push_str(" (the tool's input schema in tools/list)");
+    hint
+}
+
 /// The record of a call to `name` that its handler did not record: rmcp refused its
 /// `arguments` (or failed the call) before the handler ran. The SQL it carried, if any, is
 /// kept as for any call.
@@ -126,6 +205,35 @@ mod tests {
         assert!(!written);
         // Outside a call: nothing to note, and no panic.
         mark_audited();
+    }
+
+    #[test]
+    fn an_argument_error_names_what_the_tool_takes() {
+        let schema: JsonObject = serde_json::from_value(serde_json::json!({
+            "type": "object",
+            "properties": {"sql": {"type": "string"}, "max_rows": {"type": ["integer", "null"]}},
+            "required": ["sql"],
+        }))
+        .unwrap_or_default();
+        let tool = Tool::new("run_query", "runs a query", std::sync::Arc::new(schema));
+        let refused = CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+            "failed to deserialize parameters: missing field `sql`",
+        )]);
+        assert!(is_argument_error(&refused));
+        let e = argument_error("run_query", &refused, Some(&tool));
+        assert_eq!(e.code, ToolCode::Guard(sqlgate::ErrorCode::BadRequest));
+        assert_eq!(
+            e.message,
+            "the arguments of `run_query` are not what it takes: missing field `sql`"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some(
+                r#"send {"sql": <string>}; optional: "max_rows": <integer or null> (the tool's input schema in tools/list)"#
+            )
+        );
+        // A handler's own refusal carries structured content: not rmcp's argument error.
+        assert!(!is_argument_error(&crate::tools::result::failure(&e)));
     }
 
     #[test]

@@ -238,6 +238,7 @@ impl Engine {
             let approved = self
                 .guard()
                 .check_mutation_with(sql, self.vars())
+                .and_then(ApprovedMutation::without_parameters)
                 .map_err(|r| {
                     let mut e = ToolError::from_rejection(&r);
                     e.hint = hints::for_run_mutation(r.query_class, e.hint.as_deref());
