@@ -92,6 +92,22 @@ fn usage_and_policy_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let out = run(&["frobnicate"], None);
     assert_eq!(out.status.code(), Some(2));
+    // HTTP without a token, or with a token variable that is not set: nothing is served.
+    let out = run(&["serve", "--demo", "--http", "127.0.0.1:0"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("HTTP needs a bearer token"));
+    let out = run(
+        &[
+            "serve",
+            "--demo",
+            "--http",
+            "127.0.0.1:0",
+            "--auth-token-env",
+            "SQLGATE_TEST_TOKEN_THAT_IS_NOT_SET",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]

@@ -115,11 +115,13 @@ async fn serve(cfg: ServeConfig) -> Result<(), Stop> {
         _ if !cfg.principals.is_empty() => None,
         // With [oauth], a verified token is enough.
         (Some(_), None) if cfg.oauth.is_some() => None,
+        // A missing token is a configuration error (exit 2): nothing was served.
         (Some(_), Some(var)) => Some(
-            crate::config::read_token(var, "--auth-token-env").map_err(|e| e.to_string())?,
+            crate::config::read_token(var, "--auth-token-env")
+                .map_err(|e| Stop::Usage(e.to_string()))?,
         ),
         (Some(_), None) if !cfg.allow_unauthenticated => {
-            return Err(Stop::Failure(
+            return Err(Stop::Usage(
                 "HTTP needs a bearer token: pass --auth-token-env VAR (the variable holds the token), or --allow-unauthenticated on a loopback address"
                     .into(),
             ))

@@ -20,7 +20,7 @@ use crate::transport::tls::peer::CertRule;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
-    /// `postgres://...`, `sqlite:path` or `duckdb:path`.
+    /// `postgres://...`, `mysql://...`, `sqlite:path` or `duckdb:path`.
     pub database_url: Option<String>,
     /// Serve the embedded demo database.
     pub demo: Option<bool>,

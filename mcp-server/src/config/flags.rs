@@ -66,8 +66,9 @@ pub struct ServeArgs {
     /// Serve the embedded sample SQLite database (no database server needed).
     #[arg(long, conflicts_with = "database_url")]
     pub demo: bool,
-    /// `postgres://...`, `sqlite:path/to.db` or `duckdb:path/to.duckdb` (DuckDB needs a build
-    /// with `--features duckdb`). Prefer the environment variable for secrets.
+    /// `postgres://...`, `mysql://...` (MySQL / MariaDB), `sqlite:path/to.db` or
+    /// `duckdb:path/to.duckdb` (DuckDB needs a build with `--features duckdb`). Prefer the
+    /// environment variable for secrets.
     #[arg(long, env = "SQLGATE_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Settings file (TOML); flags override it.

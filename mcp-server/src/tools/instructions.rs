@@ -4,14 +4,23 @@ use crate::gate::Engine;
 
 /// Server instructions shown to the model.
 pub fn instructions(engine: &Engine) -> String {
-    let mut s = String::from(
-        "sqlgate: read-only SQL access. Call list_tables (list_schemas first when there are \
+    // A write mode's access is said by its own sentence (`mode_instructions`), not here.
+    let access = if engine.mode().writes() {
+        "sqlgate: governed SQL access (reads, and the writes below)."
+    } else {
+        "sqlgate: read-only SQL access."
+    };
+    let mut s = String::from(access);
+    s.push_str(
+        " Call list_tables (list_schemas first when there are \
          several schemas), then describe_table, then run_query with one SELECT. Every query is checked by sqlgate before it runs; what runs is the regenerated \
          `executed_sql` with a row cap. A refused query returns isError with `code` and a `hint` \
          that says how to fix it in one turn. Columns marked protected cannot be read; list the \
          columns you need instead of `*`. describe_table gives each table's and column's meaning \
          (description, synonyms) and relationships: use them to pick tables and joins; a column \
-         with a `mask` may only be selected as a plain column (its value comes back masked).",
+         with a `mask` may only be selected as a plain column (its value comes back masked). \
+         Write values into the SQL as literals: a placeholder (`?`, `$1`, `:name`) has nothing to \
+         bind it and is refused.",
     );
     s.push_str(&format!(
         " Dialect: {}.",

@@ -316,7 +316,7 @@ impl SqlGateServer {
     /// Previews, (when the mode asks) gets approved, and commits one mutation.
     #[tool(
         name = "run_mutation",
-        description = "Run one INSERT, UPDATE, DELETE or MERGE on a table the policy lets you modify. sqlgate checks it, runs it once in a transaction that is rolled back to count the rows it would change (refused above the policy's bound), asks the user to approve when the server's mode requires it, then runs it again and commits only if it changes the same number of rows. Returns affected_rows, returning (first rows of RETURNING), executed_sql, query_class, decision. A refusal returns isError with code, message and hint.",
+        description = "Run one INSERT, UPDATE, DELETE or MERGE on a table the policy lets you modify. sqlgate checks it, runs it once in a transaction that is rolled back to count the rows it would change (refused above the policy's bound), asks the user to approve when the server's mode requires it, then runs it again and commits only if it changes the same rows (the same count and, for an UPDATE or DELETE, the same rows by digest). Returns affected_rows, returning (first rows of RETURNING), executed_sql, query_class, decision. A refusal returns isError with code, message and hint.",
         annotations(
             title = "Run mutation",
             read_only_hint = false,
