@@ -37,7 +37,7 @@ use crate::stable_names::stable_names;
 /// | `generated_too_large` | validate | a function's literal size argument (`repeat`, `lpad`, `randomblob`, ...) over `max_generated_bytes`, or series / generators (`generate_series`, `range`, `numbers`, `GENERATOR`, `seq_1_to_N`, ...) over `max_generated_rows`, multiplied across nesting and cross joins |
 /// | `unbounded_generation` | validate | such a size or bound that is not a literal the guard can fold, or a recursive CTE without a bound (a `WHERE` comparing its counter with a literal, or a `LIMIT`) unless `allow_unbounded_recursion` |
 /// | `masked_column` | validate | a masked column (`pii.mask`, or a column's own `mask`) used anywhere but as a plain column of the outermost select list: in a condition, join, grouping, ordering, function, subquery, set operation, `*` or whole-row reference, or a mutation |
-/// | `unbound_parameter` | validate | a placeholder (`?`, `$1`, `:name`) where the caller binds no value (`Approved::without_parameters`): write the value as a literal |
+/// | `unbound_parameter` | validate | a placeholder (`?`, `$1`, `:name`) where the caller binds no value (a front end that cannot bind, such as the MCP server's tools): write the value as a literal |
 #[derive(Serialize, Deserialize, JsonSchema, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]

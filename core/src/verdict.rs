@@ -58,8 +58,7 @@ pub struct Approved {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub row_filters: Vec<String>,
     /// Placeholders in `sql` (`?`, `$1`, `:name`), in the order they appear: values the caller
-    /// must bind when it executes `sql`; absent when none. A caller that binds nothing calls
-    /// [`Approved::without_parameters`].
+    /// must bind when it executes `sql`; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<String>,
 }
@@ -91,8 +90,7 @@ pub struct ApprovedMutation {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub row_filters: Vec<String>,
     /// Placeholders in `sql` (`?`, `$1`, `:name`), in the order they appear: values the caller
-    /// must bind when it executes `sql`; absent when none. A caller that binds nothing calls
-    /// [`ApprovedMutation::without_parameters`].
+    /// must bind when it executes `sql`; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<String>,
 }
