@@ -78,6 +78,7 @@ export type RowCap = number | NoCap
  * | `generated_too_large` | validate | a function's literal size argument (`repeat`, `lpad`, `randomblob`, ...) over `max_generated_bytes`, or series / generators (`generate_series`, `range`, `numbers`, `GENERATOR`, `seq_1_to_N`, ...) over `max_generated_rows`, multiplied across nesting and cross joins |
  * | `unbounded_generation` | validate | such a size or bound that is not a literal the guard can fold, or a recursive CTE without a bound (a `WHERE` comparing its counter with a literal, or a `LIMIT`) unless `allow_unbounded_recursion` |
  * | `masked_column` | validate | a masked column (`pii.mask`, or a column's own `mask`) used anywhere but as a plain column of the outermost select list: in a condition, join, grouping, ordering, function, subquery, set operation, `*` or whole-row reference, or a mutation |
+ * | `unbound_parameter` | validate | a placeholder (`?`, `$1`, `:name`) where the caller binds no value (a front end that cannot bind, such as the MCP server's tools): write the value as a literal |
  */
 export type ErrorCode =
   | 'empty'
@@ -108,6 +109,7 @@ export type ErrorCode =
   | 'generated_too_large'
   | 'unbounded_generation'
   | 'masked_column'
+  | 'unbound_parameter'
 /**
  * What happened to the row cap on the outermost query.
  */
@@ -591,6 +593,11 @@ export interface ApprovedJson {
    */
   limit: LimitInfo
   /**
+   * Placeholders in `sql` (`?`, `$1`, `:name`), in the order they appear: values the caller
+   * must bind when it executes `sql`; absent when none.
+   */
+  parameters?: string[]
+  /**
    * Class of the statement (always `select` for an approved query).
    */
   query_class: QueryClass
@@ -680,6 +687,11 @@ export interface ApprovedMutationJson {
    * every MERGE (its ON). False for INSERT and for an unbounded UPDATE / DELETE.
    */
   has_where: boolean
+  /**
+   * Placeholders in `sql` (`?`, `$1`, `:name`), in the order they appear: values the caller
+   * must bind when it executes `sql`; absent when none.
+   */
+  parameters?: string[]
   /**
    * `mutation_create` (INSERT, UPDATE, MERGE without DELETE) or `mutation_delete`.
    */
