@@ -4,7 +4,7 @@
 #   scripts/mariadb-cluster.sh start [DIR]   install a data dir + start; prints the env file path (last line)
 #   scripts/mariadb-cluster.sh stop DIR      stop the server and remove DIR
 #   scripts/mariadb-cluster.sh status DIR    exit 0 when the server in DIR answers
-#   scripts/mariadb-cluster.sh load-chinook DIR   load $SQLGATE_CORPUS/chinook/Chinook_MySql.sql
+#   scripts/mariadb-cluster.sh load-chinook DIR   load tests/fixtures/chinook/Chinook_MySql.sql
 #                                            (database `Chinook`; adds SQLGATE_MARIADB_CHINOOK_URL)
 #
 # The server listens on 127.0.0.1 only (first free port from $SQLGATE_MARIADB_PORT_BASE, default
@@ -150,13 +150,13 @@ cmd_stop() {
 }
 
 cmd_load_chinook() {
-    local dir=${1:-} client corpus sql port
+    local dir=${1:-} client sql port
     check_dir "$dir"
     dir=$(cd "$dir" && pwd)
     client=$(find_bin mariadb mysql) || die "the mariadb client was not found"
-    corpus=${SQLGATE_CORPUS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/shared/corpus}
-    sql="$corpus/chinook/Chinook_MySql.sql"
-    [[ -f "$sql" ]] || die "no $sql (set SQLGATE_CORPUS)"
+    # The repository's copy (tests/fixtures/chinook), so that a clone alone can load it.
+    sql="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/fixtures/chinook/Chinook_MySql.sql"
+    [[ -f "$sql" ]] || die "no $sql"
     "$client" --no-defaults --socket="$dir/sock" --user=root <"$sql" ||
         die "loading $sql failed"
     port=$(sed -n 's/^export SQLGATE_MARIADB_PORT=//p' "$dir/env")

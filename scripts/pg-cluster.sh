@@ -3,6 +3,7 @@
 #
 #   scripts/pg-cluster.sh start [DIR]         initdb + start; prints the env file path (last line)
 #   scripts/pg-cluster.sh load-chinook DIR    create and load database `chinook`, grant sqlgate_ro
+#                                             (from tests/fixtures/chinook/Chinook_PostgreSql.sql)
 #   scripts/pg-cluster.sh stop DIR            stop the server (fast) and remove DIR
 #   scripts/pg-cluster.sh status DIR          exit 0 when the server in DIR is running
 #
@@ -16,11 +17,11 @@
 #   . "$(scripts/pg-cluster.sh start | tail -n1)"
 #
 # Run as root, the server runs as an unprivileged user ($SQLGATE_PG_USER, default `sqlgate-pg`,
-# created when missing, else `nobody`): PostgreSQL refuses to run as root. Run as a normal user,
-# everything runs as that user. Client commands (psql) always run as the caller, over TCP.
+# created when missing, which it says on stderr, else `nobody`): PostgreSQL refuses to run as root.
+# Run as a normal user, everything runs as that user. Client commands (psql) always run as the
+# caller, over TCP.
 #
-# Environment: PG_BINDIR (default `pg_config --bindir`), SQLGATE_CORPUS (default
-# <repo>/../shared/corpus), SQLGATE_PG_PORT_BASE, SQLGATE_PG_USER.
+# Environment: PG_BINDIR (default `pg_config --bindir`), SQLGATE_PG_PORT_BASE, SQLGATE_PG_USER.
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,7 +62,8 @@ if [[ $(id -u) -eq 0 ]]; then
         if command -v useradd >/dev/null 2>&1 &&
             useradd --system --no-create-home --home-dir /nonexistent \
                 --shell /usr/sbin/nologin --user-group "$PG_USER" >/dev/null 2>&1; then
-            log "created system user $PG_USER"
+            log "created system user $PG_USER (no home, no login shell) to run PostgreSQL," \
+                "which refuses root; userdel $PG_USER removes it"
         elif id -u "$PG_USER" >/dev/null 2>&1; then
             : # created concurrently by another run
         else
@@ -287,14 +289,14 @@ cmd_status() {
 }
 
 cmd_load_chinook() {
-    local dir=${1:-} port corpus sql
+    local dir=${1:-} port sql
     check_dir "$dir"
     dir=$(cd "$dir" && pwd)
     is_running "$dir" || die "server in $dir is not running"
     port=$(env_get "$dir" SQLGATE_PG_PORT)
-    corpus=${SQLGATE_CORPUS:-$REPO_DIR/../shared/corpus}
-    sql=$corpus/chinook/Chinook_PostgreSql.sql
-    [[ -r "$sql" ]] || die "cannot read $sql (set SQLGATE_CORPUS)"
+    # The repository's copy (tests/fixtures/chinook), so that a clone alone can load it.
+    sql=$REPO_DIR/tests/fixtures/chinook/Chinook_PostgreSql.sql
+    [[ -r "$sql" ]] || die "cannot read $sql"
 
     # The script drops/creates database chinook and then `\c chinook`s: run it from db postgres.
     psql_su "$port" postgres -f "$sql" >"$dir/log/chinook.log" 2>&1 ||
@@ -312,7 +314,7 @@ SQL
 }
 
 usage() {
-    sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs all of sqlgate's tests on a fresh machine: starts a throwaway PostgreSQL and a throwaway
-# MariaDB, both loaded with Chinook, runs the Rust tests of every crate, then the Python, Node and
-# MCP-interop suites (each part's ci.sh installs what it needs), the install paths
+# MariaDB, both loaded with Chinook (the repository's copy, tests/fixtures/chinook), runs the
+# Rust tests of every crate, then the Python, Node and MCP-interop suites (each part's ci.sh
+# installs what it needs), the install paths
 # (scripts/install-test.sh: the release artifacts, built in the background meanwhile, installed
 # without Rust), and the engine differential suite (tests/engines/run.sh). Stops both servers at
 # the end, whatever happens.

@@ -5,20 +5,14 @@
 //
 //   node examples/guarded-sqlite.js ["SELECT ..." ...]
 //
-// Database: ${SQLGATE_CORPUS:-<repo>/../shared/corpus}/chinook/Chinook_Sqlite.sqlite
+// Database: the repository's copy of Chinook, <repo>/tests/fixtures/chinook/Chinook_Sqlite.sqlite
 'use strict'
 
 const path = require('node:path')
-const fs = require('node:fs')
 const Database = require('better-sqlite3')
 const { Guard } = require('..') // in your project: require('sqlgate')
 
-const corpus = process.env.SQLGATE_CORPUS ?? path.join(__dirname, '..', '..', '..', 'shared', 'corpus')
-const file = path.join(corpus, 'chinook', 'Chinook_Sqlite.sqlite')
-if (!fs.existsSync(file)) {
-  console.error(`Chinook database not found at ${file} (set SQLGATE_CORPUS)`)
-  process.exit(2)
-}
+const file = path.join(__dirname, '..', '..', 'tests', 'fixtures', 'chinook', 'Chinook_Sqlite.sqlite')
 
 // Read-only at the connection too: the guard is the first line, not the only one.
 const db = new Database(file, { readonly: true, fileMustExist: true })

@@ -1,6 +1,7 @@
 """Guard the standard library's sqlite3 with sqlgate, on the Chinook sample database.
 
-Run: python examples/guarded_sqlite.py  (set SQLGATE_CORPUS to the folder holding chinook/)
+Run: python examples/guarded_sqlite.py  (from anywhere in a checkout: it opens the repository's
+copy, tests/fixtures/chinook/Chinook_Sqlite.sqlite)
 
 Every query an agent sends goes through ``guard.check``; only ``approved.sql`` (regenerated from
 the checked syntax tree, row cap applied) reaches the database, which is opened read-only as well.
@@ -8,7 +9,6 @@ the checked syntax tree, row cap applied) reaches the database, which is opened 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -17,8 +17,7 @@ from typing import Any
 from sqlgate import Guard, Rejected
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = Path(os.environ.get("SQLGATE_CORPUS", REPO.parent / "shared" / "corpus"))
-DATABASE = CORPUS / "chinook" / "Chinook_Sqlite.sqlite"
+DATABASE = REPO / "tests" / "fixtures" / "chinook" / "Chinook_Sqlite.sqlite"
 
 guard = Guard(dialect="sqlite", max_rows=5)
 db = sqlite3.connect(f"file:{DATABASE}?mode=ro", uri=True)
@@ -46,9 +45,6 @@ AGENT_QUERIES = [
 
 
 def main() -> int:
-    if not DATABASE.exists():
-        print(f"Chinook database not found at {DATABASE}; set SQLGATE_CORPUS", file=sys.stderr)
-        return 2
     for sql in AGENT_QUERIES:
         result = run_query(sql)
         print(f"> {sql}")

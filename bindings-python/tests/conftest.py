@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 BINDINGS = Path(__file__).resolve().parents[1]
 REPO = BINDINGS.parent
 VECTOR_DIR = REPO / "tests" / "vectors"
-CORPUS = Path(os.environ.get("SQLGATE_CORPUS", REPO.parent / "shared" / "corpus"))
+# The repository's copy of the Chinook sample database (MIT; tests/fixtures/chinook/PROVENANCE.md).
+CHINOOK = REPO / "tests" / "fixtures" / "chinook" / "Chinook_Sqlite.sqlite"
 
 
 def vector_files() -> list[Path]:

@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 
 import sqlgate
-from conftest import CORPUS
+from conftest import CHINOOK
 from sqlgate import Guard, PolicyError, Rejected
-
-CHINOOK = CORPUS / "chinook" / "Chinook_Sqlite.sqlite"
 
 
 # check_with_row_cap ----------------------------------------------------------------------------
@@ -184,10 +182,6 @@ def test_catalog_refuses_other_connections() -> None:
 
 
 def test_catalog_from_chinook() -> None:
-    if not CHINOOK.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the Chinook database is missing at {CHINOOK} (CI requires the corpus)")
-        pytest.skip(f"SKIPPED: the Chinook database is not at {CHINOOK} (set SQLGATE_CORPUS)")
     conn = sqlite3.connect(f"file:{CHINOOK}?mode=ro", uri=True)
     catalog = sqlgate.catalog_from_connection(conn)
     names = [t["name"] for t in catalog["tables"]]

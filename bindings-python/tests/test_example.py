@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
-import pytest
-
-from conftest import BINDINGS, CORPUS
-
-DATABASE = CORPUS / "chinook" / "Chinook_Sqlite.sqlite"
+from conftest import BINDINGS, CHINOOK as DATABASE
 
 
 def test_guarded_sqlite_example() -> None:
-    if not DATABASE.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs the corpus: {DATABASE} is missing")
-        pytest.skip(f"Chinook database not found at {DATABASE}; set SQLGATE_CORPUS")
     before = DATABASE.stat().st_mtime_ns
     result = subprocess.run(
         [sys.executable, str(BINDINGS / "examples" / "guarded_sqlite.py")],
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "SQLGATE_CORPUS": str(CORPUS)},
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout

@@ -10,10 +10,10 @@
 //! ```
 //!
 //! Engines (`bench/engines.rs`): PostgreSQL from `SQLGATE_CHINOOK_URL` (or `SQLGATE_BENCH_URL`),
-//! SQLite from the corpus's `chinook/Chinook_Sqlite.sqlite` (`$SQLGATE_CORPUS`, default
-//! `../shared/corpus`), MariaDB from `--mariadb-url` or `SQLGATE_MARIADB_CHINOOK_URL`, DuckDB from
-//! a Chinook file built from the SQLite one in a temporary folder (`tests/common/chinook_duckdb.rs`,
-//! as the DuckDB tests build it). An engine not configured is skipped with a line saying why.
+//! SQLite from the repository's `tests/fixtures/chinook/Chinook_Sqlite.sqlite`, MariaDB from
+//! `--mariadb-url` or `SQLGATE_MARIADB_CHINOOK_URL`, DuckDB from a Chinook file built from the
+//! SQLite one in a temporary folder (`tests/common/chinook_duckdb.rs`, as the DuckDB tests build
+//! it). An engine not configured is skipped with a line saying why.
 //!
 //! Latency, per engine: one client, the paths interleaved query by query so that machine noise
 //! hits all of them alike:
@@ -174,18 +174,16 @@ async fn latency_tables(
         tables.push(latency(&mut t, audit, args.iterations).await?);
         pg = Some(t);
     }
-    if let Some(mut t) = engines::sqlite(sqlite_file.as_deref()).await? {
-        tables.push(latency(&mut t, audit, args.iterations).await?);
-    }
+    let mut sqlite = engines::sqlite(&sqlite_file).await?;
+    tables.push(latency(&mut sqlite, audit, args.iterations).await?);
     if let Some(mut t) = engines::mysql(args.mariadb_url.as_deref()).await? {
         tables.push(latency(&mut t, audit, args.iterations).await?);
     }
     #[cfg(feature = "duckdb")]
     {
         let duck_dir = tempfile::tempdir()?;
-        if let Some(mut t) = engines::duckdb(sqlite_file.as_deref(), duck_dir.path()).await? {
-            tables.push(latency(&mut t, audit, args.iterations).await?);
-        }
+        let mut duck = engines::duckdb(&sqlite_file, duck_dir.path()).await?;
+        tables.push(latency(&mut duck, audit, args.iterations).await?);
     }
     #[cfg(not(feature = "duckdb"))]
     engines::duckdb_skipped();

@@ -187,31 +187,21 @@ impl Direct for Sqlite {
     }
 }
 
-/// The corpus's Chinook SQLite file (`$SQLGATE_CORPUS` or `../shared/corpus`), if present.
-pub fn chinook_sqlite() -> Option<PathBuf> {
-    let corpus = std::env::var_os("SQLGATE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
-    let file = corpus.join("chinook/Chinook_Sqlite.sqlite");
-    file.is_file().then_some(file)
+/// The repository's Chinook SQLite file (`tests/fixtures/chinook`).
+pub fn chinook_sqlite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/chinook/Chinook_Sqlite.sqlite")
 }
 
-/// SQLite Chinook from the corpus, or skipped without it.
-pub async fn sqlite(file: Option<&Path>) -> Result<Option<Target<Sqlite>>, Error> {
-    let Some(file) = file else {
-        return skip(
-            "SQLite",
-            "Chinook_Sqlite.sqlite not found (set SQLGATE_CORPUS to the corpus folder)",
-        );
-    };
+/// SQLite Chinook from the repository's fixture file `file`.
+pub async fn sqlite(file: &Path) -> Result<Target<Sqlite>, Error> {
     let backend = sqlgate_mcp::backend::sqlite::SqliteBackend::open(file)?;
     let conn = sqlgate_mcp::backend::sqlite::connect_read_only(file)?;
-    Ok(Some(Target {
+    Ok(Target {
         name: format!("SQLite {}", rusqlite::version()),
         engine: engine(Backend::Sqlite(backend)).await?,
         queries: original_queries(),
         direct: Sqlite(conn),
-    }))
+    })
 }
 
 /// MySQL / MariaDB: `START TRANSACTION READ ONLY`, the query prepared (binary protocol),
@@ -283,17 +273,10 @@ impl Direct for Duckdb {
     }
 }
 
-/// The DuckDB Chinook built into `dir` from the SQLite Chinook (as the DuckDB tests build it),
-/// or skipped without the corpus.
+/// The DuckDB Chinook built into `dir` from the SQLite Chinook (as the DuckDB tests build it).
 #[cfg(feature = "duckdb")]
-pub async fn duckdb(sqlite: Option<&Path>, dir: &Path) -> Result<Option<Target<Duckdb>>, Error> {
+pub async fn duckdb(sqlite: &Path, dir: &Path) -> Result<Target<Duckdb>, Error> {
     use sqlgate_mcp::backend::duckdb::{DuckdbBackend, DuckdbOptions};
-    let Some(sqlite) = sqlite else {
-        return skip(
-            "DuckDB",
-            "Chinook_Sqlite.sqlite not found (the DuckDB file is built from it; set SQLGATE_CORPUS)",
-        );
-    };
     let (path, conn) = crate::chinook_duckdb::build(dir, sqlite)?;
     conn.execute_batch("CHECKPOINT")?;
     drop(conn);
@@ -301,12 +284,12 @@ pub async fn duckdb(sqlite: Option<&Path>, dir: &Path) -> Result<Option<Target<D
     let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly)?;
     let conn = duckdb::Connection::open_with_flags(&path, config)?;
     let version: String = conn.query_row("SELECT version()", [], |r| r.get(0))?;
-    Ok(Some(Target {
+    Ok(Target {
         name: format!("DuckDB {version}"),
         engine: engine(Backend::Duckdb(backend)).await?,
         queries: snake_queries(),
         direct: Duckdb(conn),
-    }))
+    })
 }
 
 /// Without the feature: skipped, saying how to build it in.

@@ -1,5 +1,5 @@
-//! Chinook as a DuckDB file, copied from the corpus's SQLite Chinook with rusqlite and DuckDB's
-//! appender (DuckDB's sqlite extension would need a download). Tables and columns get the
+//! Chinook as a DuckDB file, copied from the repository's SQLite Chinook with rusqlite and
+//! DuckDB's appender (DuckDB's sqlite extension would need a download). Tables and columns get the
 //! snake_case names of the PostgreSQL Chinook (`CustomerId` -> `customer_id`), which the vectors
 //! and the benchmark's queries use; primary and foreign keys are kept (self references left out:
 //! DuckDB checks them per row).

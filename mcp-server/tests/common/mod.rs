@@ -24,6 +24,14 @@ use sqlgate_mcp::tools::SqlGateServer;
 use sqlgate_mcp::transport::http::{serve_http, HttpOptions};
 use tokio_util::sync::CancellationToken;
 
+/// A file of the repository's Chinook fixture (`tests/fixtures/chinook`, Chinook 1.4.5, MIT):
+/// always there, so the tests that read it never skip for it.
+pub fn chinook_fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/chinook")
+        .join(name)
+}
+
 /// `SQLGATE_CHINOOK_URL` (set by `scripts/test.sh`). Without it the calling test is skipped with
 /// a message naming `suite`, except under `CI=true`, where its absence is a failure.
 pub fn chinook_url(suite: &str) -> Option<String> {

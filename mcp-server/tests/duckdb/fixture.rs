@@ -1,4 +1,4 @@
-//! The database the DuckDB tests share: Chinook copied from the corpus's SQLite file, plus
+//! The database the DuckDB tests share: Chinook copied from the repository's SQLite file, plus
 //! [`ALL_TYPES`] and a view, in a temporary folder; engines and clients on it.
 
 use std::path::{Path, PathBuf};
@@ -20,28 +20,6 @@ pub fn repo_root() -> PathBuf {
         .parent()
         .expect("workspace root")
         .to_path_buf()
-}
-
-/// Chinook's SQLite file, or `None` (skip) outside CI when the corpus is absent.
-fn chinook_sqlite() -> Option<PathBuf> {
-    let corpus = std::env::var_os("SQLGATE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared/corpus"));
-    let file = corpus.join("chinook/Chinook_Sqlite.sqlite");
-    if file.is_file() {
-        return Some(file);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "{} not found, and CI=true requires the DuckDB tests",
-            file.display()
-        );
-    }
-    eprintln!(
-        "skipped: {} not found (set SQLGATE_CORPUS for the DuckDB tests)",
-        file.display()
-    );
-    None
 }
 
 /// Every DuckDB type the brief lists, one row of values and one of NULLs.
@@ -126,12 +104,12 @@ pub struct Fixture {
     pub db: PathBuf,
 }
 
-/// A fresh copy of the database, or `None` (skip) without the corpus.
-pub fn fixture() -> Option<Fixture> {
-    let sqlite = chinook_sqlite()?;
+/// A fresh copy of the database, built from the repository's Chinook SQLite file.
+pub fn fixture() -> Fixture {
+    let sqlite = common::chinook_fixture("Chinook_Sqlite.sqlite");
     let dir = tempfile::tempdir().unwrap();
     let db = build_database(dir.path(), &sqlite);
-    Some(Fixture { dir, db })
+    Fixture { dir, db }
 }
 
 /// An MCP client of an in-process server on the DuckDB file `db` (stderr audit).

@@ -1,8 +1,7 @@
 //! DuckDB backend (cargo feature `duckdb`), through the MCP tools: Chinook copied into a DuckDB
-//! file in a temporary folder (read from the corpus's SQLite file with rusqlite: DuckDB's sqlite
-//! extension would need a download), plus a table of every DuckDB type and the tables the vectors
-//! name. The corpus comes from `$SQLGATE_CORPUS` or `../shared/corpus`; without it the tests are
-//! skipped with a message, except under `CI=true`, where its absence is a failure.
+//! file in a temporary folder (read from the repository's SQLite file,
+//! `tests/fixtures/chinook/Chinook_Sqlite.sqlite`, with rusqlite: DuckDB's sqlite extension would
+//! need a download), plus a table of every DuckDB type and the tables the vectors name.
 //!
 //! Modules: `tools` (the tools on Chinook, the cost cap), `types` (every type rendered),
 //! `attacks` (every duckdb vector and the file-reading attacks refused, nothing changed), `serve`

@@ -118,7 +118,7 @@ async fn row_cap_and_timeout(client: &Peer<RoleClient>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_on_chinook() {
-    let Some(f) = fixture() else { return };
+    let f = fixture();
     let client = client_on(&f.db, duckdb_policy(50), Duration::from_secs(1)).await;
     catalog_tools(&client).await;
     row_cap_and_timeout(&client).await;
@@ -131,7 +131,7 @@ async fn tools_on_chinook() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cost_cap_refuses_a_cross_product_before_it_runs() {
     use sqlgate_mcp::backend::cost::CostCap;
-    let Some(f) = fixture() else { return };
+    let f = fixture();
     let backend = DuckdbBackend::open(&f.db, &DuckdbOptions::default()).expect("open read-only");
     let mut e = Engine::new(
         Backend::Duckdb(backend),

@@ -22,7 +22,7 @@ fn column_types(out: &Value) -> Vec<&str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_type_renders_to_json() {
-    let Some(f) = fixture() else { return };
+    let f = fixture();
     let client = client_on(&f.db, duckdb_policy(10), Duration::from_secs(10)).await;
     let out = query_ok(&client, "SELECT * FROM all_types ORDER BY i8 NULLS LAST").await;
     let row = &out["rows"][0];
@@ -131,7 +131,7 @@ async fn timetz_is_duckdbs_own_text(client: &Peer<RoleClient>) {
 /// extension types.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timetz_and_extension_types_render_exactly() {
-    let Some(f) = fixture() else { return };
+    let f = fixture();
     let client = client_on(&f.db, duckdb_policy(10), Duration::from_secs(10)).await;
 
     timetz_is_duckdbs_own_text(&client).await;

@@ -5,9 +5,7 @@ use crate::{chinook_guesses, chinook_sqlite, draft};
 #[test]
 fn chinook_duckdb_guesses() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(sqlite) = chinook_sqlite(dir.path()) else {
-        return;
-    };
+    let sqlite = chinook_sqlite(dir.path());
     let (path, conn) = crate::common::chinook_duckdb::build(dir.path(), &sqlite).unwrap();
     drop(conn);
     let (text, parsed) = draft(&["--from-db", &format!("duckdb:{}", path.display())]);

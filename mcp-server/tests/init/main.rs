@@ -1,4 +1,4 @@
-//! `sqlgate-mcp init --from-db`: golden drafts of Chinook on SQLite (the corpus's file),
+//! `sqlgate-mcp init --from-db`: golden drafts of Chinook on SQLite (the repository's fixture),
 //! PostgreSQL (`SQLGATE_CHINOOK_URL`) and MariaDB (`SQLGATE_MARIADB_CHINOOK_URL`), and the
 //! guesses on DuckDB (with the cargo feature): the expected PII guesses and no guess on a `name`
 //! that is not a person's; comments as
@@ -118,24 +118,12 @@ pub fn pascal(s: &str) -> String {
         .collect()
 }
 
-/// The corpus's Chinook SQLite file, copied to `dir` (`None`, skipped, without the corpus,
-/// except under `CI=true`).
-pub fn chinook_sqlite(dir: &Path) -> Option<PathBuf> {
-    let corpus = std::env::var("SQLGATE_CORPUS").map_or_else(
-        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
-        PathBuf::from,
-    );
-    let file = corpus.join("chinook/Chinook_Sqlite.sqlite");
-    if !file.exists() {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{} not found, and CI=true requires it", file.display());
-        }
-        eprintln!("skipped: {} not found (set SQLGATE_CORPUS)", file.display());
-        return None;
-    }
+/// The repository's Chinook SQLite file, copied to `dir` (the fixture itself is never opened).
+pub fn chinook_sqlite(dir: &Path) -> PathBuf {
+    let file = common::chinook_fixture("Chinook_Sqlite.sqlite");
     let copy = dir.join("chinook.sqlite");
-    std::fs::copy(&file, &copy).expect("copy Chinook");
-    Some(copy)
+    std::fs::copy(&file, &copy).unwrap_or_else(|e| panic!("copy {}: {e}", file.display()));
+    copy
 }
 
 /// The draft is a policy the server loads: its annotations, relationships and PII categories
@@ -143,9 +131,7 @@ pub fn chinook_sqlite(dir: &Path) -> Option<PathBuf> {
 #[test]
 fn the_draft_parses_as_a_policy() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(db) = chinook_sqlite(dir.path()) else {
-        return;
-    };
+    let db = chinook_sqlite(dir.path());
     let (text, _) = draft(&["--from-db", &format!("sqlite:{}", db.display())]);
     sqlgate_mcp::config::parse_policy(&text, true).unwrap_or_else(|e| panic!("{e}\n{text}"));
 }

@@ -6,9 +6,7 @@ use crate::{chinook_guesses, chinook_sqlite, draft, golden, init, pascal, pii};
 #[test]
 fn chinook_sqlite_golden() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(db) = chinook_sqlite(dir.path()) else {
-        return;
-    };
+    let db = chinook_sqlite(dir.path());
     let (text, parsed) = draft(&["--from-db", &format!("sqlite:{}", db.display())]);
     golden("chinook_sqlite.toml", &text);
     chinook_guesses(&parsed, pascal);
@@ -60,9 +58,7 @@ fn output_is_never_replaced_without_force() {
 #[test]
 fn include_and_exclude_globs() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(db) = chinook_sqlite(dir.path()) else {
-        return;
-    };
+    let db = chinook_sqlite(dir.path());
     let url = format!("sqlite:{}", db.display());
     let (_, parsed) = draft(&[
         "--from-db",
@@ -150,19 +146,15 @@ fn the_readme_example_runs() {
         .and_then(|b| b.split("```").next())
         .expect("a TOML block");
     let dir = tempfile::tempdir().unwrap();
-    let Some(db) = chinook_sqlite(dir.path()) else {
-        return;
-    };
+    let db = chinook_sqlite(dir.path());
+    // The README's path is relative to the repository's root, where it says to run the command.
+    let readme_db = "sqlite:tests/fixtures/chinook/Chinook_Sqlite.sqlite";
+    assert!(command.contains(readme_db), "{command}");
     let args: Vec<String> = command
         .split_whitespace()
         .skip(2)
         .map(|a| a.trim_matches('\'').to_string())
-        .map(|a| {
-            a.replace(
-                "sqlite:Chinook_Sqlite.sqlite",
-                &format!("sqlite:{}", db.display()),
-            )
-        })
+        .map(|a| a.replace(readme_db, &format!("sqlite:{}", db.display())))
         .collect();
     assert!(command.starts_with("sqlgate-mcp init"), "{command}");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -1,7 +1,6 @@
 //! Published queries on DuckDB's Chinook (cargo feature `duckdb`): `:name` written `$n` and
 //! bound by position. Compiled and run only with the feature (the coordinator's build).
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sqlgate::{Dialect, Policy};
@@ -22,30 +21,9 @@ country = { type = "string" }
 min_id = { type = "integer" }
 "#;
 
-/// The corpus's Chinook SQLite file (`None`, skipped, without it, except under `CI=true`).
-fn chinook_sqlite() -> Option<PathBuf> {
-    let corpus = std::env::var("SQLGATE_CORPUS").map_or_else(
-        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
-        PathBuf::from,
-    );
-    let file = corpus.join("chinook/Chinook_Sqlite.sqlite");
-    if file.is_file() {
-        return Some(file);
-    }
-    assert!(
-        !std::env::var("CI").is_ok_and(|v| v == "true"),
-        "{} not found, and CI=true requires it",
-        file.display()
-    );
-    eprintln!("skipped: {} not found (set SQLGATE_CORPUS)", file.display());
-    None
-}
-
 #[tokio::test]
 async fn published_queries_bind_on_duckdb() {
-    let Some(sqlite) = chinook_sqlite() else {
-        return;
-    };
+    let sqlite = crate::common::chinook_fixture("Chinook_Sqlite.sqlite");
     let dir = tempfile::tempdir().unwrap();
     let (path, conn) = crate::common::chinook_duckdb::build(dir.path(), &sqlite).unwrap();
     drop(conn);

@@ -11,7 +11,6 @@ import subprocess
 import threading
 from pathlib import Path
 
-import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -250,13 +249,8 @@ def check_concurrent_sessions(server, names, counts):
 # ---------- SQLite: Chinook's own file ----------
 
 def chinook_sqlite():
-    corpus = Path(os.environ.get("SQLGATE_CORPUS", REPO.parent / "shared" / "corpus"))
-    path = corpus / "chinook" / "Chinook_Sqlite.sqlite"
-    if not path.is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{path} not found, and CI=true requires the principals tests on SQLite")
-        pytest.skip(f"{path} not found (set SQLGATE_CORPUS)")
-    return path
+    """The repository's Chinook file (tests/fixtures/chinook); the server opens it read-only."""
+    return REPO / "tests" / "fixtures" / "chinook" / "Chinook_Sqlite.sqlite"
 
 
 def test_sqlite_principals(tmp_path):
