@@ -82,13 +82,12 @@ fn every_rust_block_of_the_readme_builds_and_runs_as_pasted() {
         "the README's Rust blocks do not build as pasted:\n{}",
         String::from_utf8_lossy(&built.stderr)
     );
-    for i in 0..blocks.len() {
+    for (i, block) in blocks.iter().enumerate() {
         let exe = dir.join(format!("target/debug/snippet_{i}"));
         let ran = Command::new(&exe).output().unwrap();
         assert!(
             ran.status.success(),
-            "Rust block {i} of the README failed when run:\n{}\n{}",
-            blocks[i],
+            "Rust block {i} of the README failed when run:\n{block}\n{}",
             String::from_utf8_lossy(&ran.stderr)
         );
     }

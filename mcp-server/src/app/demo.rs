@@ -36,17 +36,23 @@ pub fn demo_backend(writes: bool) -> Result<Backend, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The Claude Desktop configuration that serves the demo.
-pub fn claude_desktop_demo_config() -> String {
-    r#"{
-  "mcpServers": {
-    "sqlgate-demo": {
-      "command": "sqlgate-mcp",
-      "args": ["serve", "--demo"]
-    }
-  }
-}"#
-    .to_string()
+/// The Claude Desktop configuration that serves the demo with the binary at `command`: an
+/// absolute path, since Claude Desktop does not read the shell's PATH.
+pub fn claude_desktop_demo_config(command: &str) -> String {
+    // The path as a JSON string (quotes and backslashes escaped), in a layout a person reads.
+    let command = serde_json::Value::from(command).to_string();
+    format!(
+        "{{\n  \"mcpServers\": {{\n    \"sqlgate-demo\": {{\n      \"command\": {command},\n      \"args\": [\"serve\", \"--demo\"]\n    }}\n  }}\n}}"
+    )
+}
+
+/// This binary's absolute path (what `cargo run` built, or the installed one), or its bare name
+/// when the system cannot say.
+fn this_binary() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_string))
+        .unwrap_or_else(|| String::from("sqlgate-mcp"))
 }
 
 struct Style {
@@ -211,10 +217,19 @@ fn print_client_setup(st: &Style) {
         "{}",
         st.head("Use it from Claude Desktop: add this to claude_desktop_config.json")
     );
-    println!("{}", claude_desktop_demo_config());
+    let command = this_binary();
+    println!("{}", claude_desktop_demo_config(&command));
     println!(
         "{}",
-        st.dim("(Claude Code: claude mcp add sqlgate-demo -- sqlgate-mcp serve --demo)")
+        st.dim(&format!(
+            "(Claude Code: claude mcp add sqlgate-demo -- {command} serve --demo)"
+        ))
+    );
+    println!(
+        "{}",
+        st.dim(
+            "(that path is this binary's; to keep one that outlives a build folder: cargo install --locked --path mcp-server --profile dist, then name ~/.cargo/bin/sqlgate-mcp)"
+        )
     );
 }
 
@@ -304,5 +319,10 @@ fn print_refusal(st: &Style, e: &crate::gate::error::ToolError) {
     println!("   {}", e.message);
     if let Some(h) = &e.hint {
         println!("   hint: {h}");
+    }
+    // What the server would log for the operator, shown here in its scene rather than on
+    // stderr among the scenes.
+    if let Some(note) = crate::gate::hints::operator_note(e.code, &e.message) {
+        println!("   {}", st.dim(&format!("(the server's log: {note})")));
     }
 }

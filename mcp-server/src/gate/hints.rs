@@ -1,7 +1,9 @@
 //! What the server adds to core's hints. Core's hints speak of tables and columns, for every
 //! caller; an agent of this server can ask its tools, so the refusals a tool helps to fix name it.
 
-use sqlgate::{ErrorCode, GuardError, QueryClass};
+use sqlgate::{ErrorCode, QueryClass};
+
+use crate::codes::ToolCode;
 
 fn append(hint: Option<&str>, words: &str) -> String {
     match hint {
@@ -41,13 +43,13 @@ pub fn for_run_mutation(class: QueryClass, hint: Option<&str>) -> Option<String>
 
 /// Advice for the operator, for the server's log (never for the agent, which cannot change the
 /// policy): a refused function may be allowed with `functions.allow` if it has no side effects.
-pub fn operator_note(error: &GuardError) -> Option<String> {
-    (error.code == ErrorCode::FunctionNotAllowed).then(|| {
+/// The tools log it ([`crate::tools::run_query::answered`]); the demo shows it in its scene.
+pub fn operator_note(code: ToolCode, message: &str) -> Option<String> {
+    (code == ToolCode::Guard(ErrorCode::FunctionNotAllowed)).then(|| {
         format!(
-            "sqlgate-mcp: note for the operator: {}; a function without side effects can be \
-             allowed with functions.allow in the policy (never a denied one: it reaches files, \
-             the network, locks or the server)",
-            error.message
+            "note for the operator: {message}; a function without side effects can be allowed with \
+             functions.allow in the policy (never a denied one: it reaches files, the network, \
+             locks or the server)"
         )
     })
 }
@@ -89,7 +91,8 @@ mod tests {
         let refused = guard
             .check("SELECT date_trunc('month', x) FROM t")
             .expect_err("refused");
-        let note = operator_note(&refused.error).expect("a note for the operator");
+        let note =
+            operator_note(refused.error.code.into(), &refused.error.message).expect("a note");
         assert!(
             note.contains("functions.allow") && note.contains("date_trunc"),
             "{note}"
@@ -101,7 +104,10 @@ mod tests {
             .unwrap_or_default()
             .contains("functions.allow"));
         let refused = guard.check("SELECT 1; SELECT 2").expect_err("refused");
-        assert_eq!(operator_note(&refused.error), None);
+        assert_eq!(
+            operator_note(refused.error.code.into(), &refused.error.message),
+            None
+        );
     }
 
     #[test]

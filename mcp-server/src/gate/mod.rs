@@ -394,9 +394,6 @@ impl Engine {
             Ok(a) => a,
             Err(r) => {
                 trace.query_class = Some(r.query_class);
-                if let Some(note) = hints::operator_note(&r.error) {
-                    eprintln!("{note}");
-                }
                 let mut e = ToolError::from_rejection(&r);
                 let writes = self.config.mode.writes();
                 e.hint = hints::for_run_query(r.query_class, writes, e.hint.as_deref());

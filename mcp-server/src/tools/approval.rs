@@ -52,8 +52,8 @@ impl ApprovalRequest {
         let rows = rows_would_change(self.preview_rows);
         format!(
             "The agent's {} call asks to run a {} on `{}`.\nPreview (run and rolled back): {rows}.\n\
-             The exact SQL that will run:\n\n{}\n\nIt commits only if it changes the same number \
-             of rows again. Approve?",
+             The exact SQL that will run:\n\n{}\n\nIt commits only if it changes the same rows \
+             again. Approve?",
             self.tool,
             self.query_class.as_str(),
             self.target,

@@ -28,6 +28,11 @@ pub fn answered(
     outcome: Result<RunQueryOutput, ToolError>,
     trace: RunTrace,
 ) -> (AuditRecord, impl FnOnce() -> CallToolResult) {
+    if let Err(e) = &outcome {
+        if let Some(note) = crate::gate::hints::operator_note(e.code, &e.message) {
+            eprintln!("sqlgate-mcp: {note}");
+        }
+    }
     let (decision, code, row_count) = match &outcome {
         Ok(out) => (Decision::Allow, None, Some(out.row_count)),
         Err(e) if e.is_database_error() => (Decision::Error, Some(e.code), None),
