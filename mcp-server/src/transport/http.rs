@@ -131,9 +131,17 @@ async fn dispatch<M: SessionManager>(
         }
     }
     match d.services.get(index) {
-        Some(service) => opened_by(owner.clone(), service.handle(req))
-            .await
-            .into_response(),
+        Some(service) => {
+            let mut response = opened_by(owner.clone(), service.handle(req))
+                .await
+                .into_response();
+            // rmcp answers a session's end with 202; the SDKs expect 200 or 204 and log every
+            // clean close as a failure otherwise. The session is gone when this returns.
+            if method == http::Method::DELETE && response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::OK;
+            }
+            response
+        }
         None => (StatusCode::INTERNAL_SERVER_ERROR, "no such route\n").into_response(),
     }
 }

@@ -16,7 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from sdk import err, sc
-from tenancy import INITIALIZED, UNKNOWN_SESSION, Tenancy, orders_of, sse_message
+from tenancy import INITIALIZED, UNKNOWN_SESSION, Tenancy, orders_of, raw_session, sse_message
 
 UPDATE_10 = "UPDATE orders SET status = 'cancelled' WHERE id = 10"  # an order of customer 1
 JSON = {"Content-Type": "application/json"}
@@ -141,6 +141,25 @@ def test_another_caller_cannot_use_a_session(tenancy, who):
     assert [f["http_method"] for f in foreign] == ["POST", "POST", "POST", "GET", "DELETE"]
     assert all(f["session_id"] == sid and f["auth_subject"] == sub for f in foreign), foreign
     assert not [x for x in new if x["tool"] in ("run_mutation",)], "the write never ran"
+
+
+def test_the_owner_ends_a_session_with_200_and_it_is_gone(tenancy):
+    """The owner's DELETE ends the session with 200 (rmcp's 202 made the SDKs log every clean
+    close as a failure); the session is then unknown to its owner too."""
+    t = tenancy
+    alice = t.token("alice", 1)
+    read = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "run_query", "arguments": {"sql": "SELECT id FROM orders"}}}
+
+    async def main():
+        sid = raw_session(t, alice)
+        ended = await raw(t, "DELETE", alice, sid)
+        after = await raw(t, "POST", alice, sid, read)
+        return ended, after
+
+    (status, _), after = asyncio.run(main())
+    assert status == 200, status
+    assert after == UNKNOWN_SESSION, after
 
 
 def test_an_answer_is_taken_only_for_a_request_still_waiting(tenancy):
