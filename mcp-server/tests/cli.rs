@@ -353,16 +353,25 @@ fn the_demo_keeps_its_notes_in_its_scenes_and_names_this_binary() {
     // The operator's note about a refused function is part of the scene that refused it, not a
     // stderr line that lands among the scenes.
     assert!(!stderr.contains("note for the operator"), "{stderr}");
-    let refused = text.find("REFUSED function_not_allowed").expect("a function refusal");
-    let note = text.find("note for the operator").expect("the note, in its scene");
+    let refused = text
+        .find("REFUSED function_not_allowed")
+        .expect("a function refusal");
+    let note = text
+        .find("note for the operator")
+        .expect("the note, in its scene");
     assert!(refused < note, "{text}");
     // The closing configuration names this binary by its absolute path: Claude Desktop does
     // not read the shell's PATH, and `cargo run` installs nothing on it.
     let exe = env!("CARGO_BIN_EXE_sqlgate-mcp");
-    let start = text.find("{\n  \"mcpServers\"").expect("the Claude Desktop config");
+    let start = text
+        .find("{\n  \"mcpServers\"")
+        .expect("the Claude Desktop config");
     let end = text[start..].find("\n}").expect("its end") + start + 2;
     let config: serde_json::Value = serde_json::from_str(&text[start..end]).expect("valid JSON");
-    assert_eq!(config["mcpServers"]["sqlgate-demo"]["command"], exe, "{text}");
+    assert_eq!(
+        config["mcpServers"]["sqlgate-demo"]["command"], exe,
+        "{text}"
+    );
     assert_eq!(
         config["mcpServers"]["sqlgate-demo"]["args"],
         serde_json::json!(["serve", "--demo"])
