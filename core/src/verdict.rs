@@ -101,14 +101,8 @@ impl Approved {
     /// given a placeholder and no value reads NULL or fails, so the answer would not be the
     /// question's.
     pub fn without_parameters(self) -> Result<Approved, Rejection> {
-        match unbound(&self.parameters) {
-            None => Ok(self),
-            Some(error) => Err(Rejection {
-                query_class: self.query_class,
-                statement_count: self.statement_count,
-                error,
-            }),
-        }
+        refuse_unbound(&self.parameters, self.query_class, self.statement_count)?;
+        Ok(self)
     }
 }
 
@@ -116,35 +110,39 @@ impl ApprovedMutation {
     /// For a caller that binds no values: the approved mutation if it holds no placeholder,
     /// else its refusal (`unbound_parameter`), as [`Approved::without_parameters`].
     pub fn without_parameters(self) -> Result<ApprovedMutation, Rejection> {
-        match unbound(&self.parameters) {
-            None => Ok(self),
-            Some(error) => Err(Rejection {
-                query_class: self.query_class,
-                statement_count: 1,
-                error,
-            }),
-        }
+        refuse_unbound(&self.parameters, self.query_class, 1)?;
+        Ok(self)
     }
 }
 
-/// The refusal of SQL holding `parameters` when nothing binds them; `None` when there are none.
-fn unbound(parameters: &[String]) -> Option<GuardError> {
-    let first = parameters.first()?;
+/// The refusal of a statement of `query_class` holding `parameters` when nothing binds them;
+/// `Ok` when there are none.
+fn refuse_unbound(
+    parameters: &[String],
+    query_class: QueryClass,
+    statement_count: usize,
+) -> Result<(), Rejection> {
+    let Some(first) = parameters.first() else {
+        return Ok(());
+    };
     let listed = parameters
         .iter()
         .map(|p| format!("`{p}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    Some(
-        GuardError::new(
-            ErrorCode::UnboundParameter,
-            Stage::Validate,
-            format!("the SQL has a placeholder ({listed}) and nothing here binds a value to it"),
-        )
-        .with_hint(format!(
-            "write the value into the SQL as a literal in place of `{first}` (a string in single quotes, a number as is)"
-        )),
+    let error = GuardError::new(
+        ErrorCode::UnboundParameter,
+        Stage::Validate,
+        format!("the SQL has a placeholder ({listed}) and nothing here binds a value to it"),
     )
+    .with_hint(format!(
+        "write the value into the SQL as a literal in place of `{first}` (a string in single quotes, a number as is)"
+    ));
+    Err(Rejection {
+        query_class,
+        statement_count,
+        error,
+    })
 }
 
 /// A refusal: the class the payload really is and why it may not run.
