@@ -1,10 +1,12 @@
 """What every MCP test here reads off the official Python SDK: the server binary under test
 (``SQLGATE_MCP_BIN``) and a tool result's fields, whichever spelling this SDK version uses; and
 the PostgreSQL the tests share (``SQLGATE_CHINOOK_URL``) with its ``psql``; an OAuth client's
-token storage in memory, and ``serve --config`` started on a port chosen beforehand."""
+token storage in memory, ``serve --config`` started on a port chosen beforehand, and the demo's
+temporary copy (its path from the server's stderr, its rows read directly)."""
 
 import os
 import re
+import sqlite3
 import subprocess
 import threading
 
@@ -81,3 +83,18 @@ def serve_config(config, port, ready=r"listening on"):
             return proc
     proc.kill()
     raise AssertionError("server did not start:\n" + "".join(lines))
+
+
+def demo_path(stderr):
+    """The demo's temporary copy, which `serve --demo` names on stderr in a write mode."""
+    m = re.search(r"temporary copy: (\S+)", stderr)
+    assert m, stderr
+    return m.group(1)
+
+
+def demo_fingerprint(path):
+    """Every row of the demo's tables, read directly: equal before and after means nothing
+    changed."""
+    with sqlite3.connect(path) as c:
+        return {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall())
+                for t in ["customers", "products", "orders", "order_lines"]}

@@ -4,20 +4,13 @@ content with a code and a hint), nothing runs, and each call leaves an audit rec
 official SDK is the client; the demo's SQLite copy is read directly before and after."""
 import asyncio
 import json
-import re
 import sqlite3
 import tempfile
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from sdk import BIN, err, sc
-
-
-def fingerprint(path):
-    with sqlite3.connect(path) as c:
-        return {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall())
-                for t in ["customers", "products", "orders", "order_lines"]}
+from sdk import BIN, demo_fingerprint, demo_path, err, sc
 
 
 def session_on_demo(body, *args):
@@ -28,9 +21,9 @@ def session_on_demo(body, *args):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 errlog.flush()
-                # The demo names its temporary copy in the write modes.
-                m = re.search(r"temporary copy: (\S+)", open(errlog.name).read())
-                return await body(session, m.group(1) if m else None)
+                # The demo names its temporary copy in the write modes only.
+                path = demo_path(open(errlog.name).read()) if "--mode" in args else None
+                return await body(session, path)
 
     with tempfile.NamedTemporaryFile(mode="w+", suffix=".log") as errlog:
         return asyncio.run(main(errlog))
@@ -44,8 +37,7 @@ def test_a_placeholder_is_refused_where_nothing_binds_it(tmp_path):
     audit = tmp_path / "audit.jsonl"
 
     async def body(session, path):
-        assert path, "the demo in full_access names its temporary copy"
-        before = fingerprint(path)
+        before = demo_fingerprint(path)
         with sqlite3.connect(path) as c:
             (city,) = c.execute("SELECT city FROM customers ORDER BY id LIMIT 1").fetchone()
         for p in PLACEHOLDERS:
@@ -73,7 +65,7 @@ def test_a_placeholder_is_refused_where_nothing_binds_it(tmp_path):
         r = await session.call_tool(
             "run_mutation", {"sql": "UPDATE orders SET status = ? WHERE id = 7"})
         assert err(r) and sc(r)["code"] == "unbound_parameter", sc(r)
-        assert fingerprint(path) == before
+        assert demo_fingerprint(path) == before
 
     session_on_demo(body, "--mode", "full_access", "--audit-file", str(audit))
     records = [r for r in map(json.loads, audit.read_text().splitlines()) if "tool" in r]

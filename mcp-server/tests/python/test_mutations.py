@@ -6,7 +6,6 @@ The database is fingerprinted directly (sqlite3 on the demo's temporary copy, ps
 Chinook), never through the server under test."""
 import asyncio
 import os
-import re
 import sqlite3
 import subprocess
 import tempfile
@@ -16,7 +15,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-from sdk import BIN, attr, chinook_url, err, psql_bin, sc
+from sdk import BIN, attr, chinook_url, demo_fingerprint, demo_path, err, psql_bin, sc
 
 
 class Approver:
@@ -53,21 +52,9 @@ def serve(args, approver, body):
 
 # ---------- SQLite demo ----------
 
-def demo_path(stderr):
-    m = re.search(r"temporary copy: (\S+)", stderr)
-    assert m, stderr
-    return m.group(1)
-
-
 def demo_orders(path):
     with sqlite3.connect(path) as c:
         return {r[0]: r[1:] for r in c.execute("SELECT id, customer_id, ordered_at, status FROM orders")}
-
-
-def demo_fingerprint(path):
-    with sqlite3.connect(path) as c:
-        return {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall())
-                for t in ["customers", "products", "orders", "order_lines"]}
 
 
 UPDATE_7 = "UPDATE orders SET status = 'cancelled' WHERE id = 7"
