@@ -23,6 +23,11 @@ stage() {
   return "$status"
 }
 
+# `skip_stage NAME WHY`: a row for what did not run, and why.
+skip_stage() {
+  printf '%6s    %-4s %s: %s\n' - skip "$1" "$2" >>"$SQLGATE_STAGES"
+}
+
 print_stages() {
   [ "${SQLGATE_STAGES_OWNER:-}" = "$$" ] && [ -s "$SQLGATE_STAGES" ] || return 0
   echo "== stage durations"

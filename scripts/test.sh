@@ -1,42 +1,97 @@
 #!/usr/bin/env bash
-# Runs all of sqlgate's tests on a fresh machine: starts a throwaway PostgreSQL and a throwaway
-# MariaDB, both loaded with Chinook (the repository's copy, tests/fixtures/chinook), runs the
-# Rust tests of every crate, then the Python, Node and MCP-interop suites (each part's ci.sh
-# installs what it needs), the install paths
-# (scripts/install-test.sh: the release artifacts, built in the background meanwhile, installed
-# without Rust), and the engine differential suite (tests/engines/run.sh). Stops both servers at
-# the end, whatever happens.
+# Runs sqlgate's tests on a fresh machine, from the repository alone.
+#
+#   bash scripts/test.sh                      every suite that runs from the repo (quick mode)
+#   bash scripts/test.sh --full               also the DuckDB backend and the install paths (CI)
+#   bash scripts/test.sh --only rust,engines  some parts only (names below)
+#
+# Parts, in the order they run:
+#   rust             cargo test --workspace (every crate and the layout check, xtask); --full adds
+#                    the DuckDB backend of sqlgate-mcp (cargo feature `duckdb`: DuckDB's C++
+#                    builds from source, about 11 minutes of a cold build on 2 cores)
+#   bindings-python  bindings-python/ci.sh (wheel from source in a fresh venv, pytest, mypy)
+#   bindings-node    bindings-node/ci.sh (npm ci, the addon, node --test, tsc)
+#   mcp-server       mcp-server/ci.sh (the official MCP Python SDK against the server)
+#   install-paths    scripts/install-test.sh: the release artifacts (built in the background, dist
+#                    profile) installed without Rust; --full only
+#   engines          tests/engines/run.sh: approved vectors on PostgreSQL, MariaDB, SQLite, DuckDB
+#
+# Starts a throwaway PostgreSQL and a throwaway MariaDB (loopback, temporary directories) loaded
+# with the repository's Chinook (tests/fixtures/chinook) when a selected part uses them, and stops
+# both at the end, whatever happens. A missing server, or the big corpora (../shared/corpus or
+# $SQLGATE_CORPUS: Spider, BIRD, pg_regress, sqlglot, TPC), make their tests say SKIPPED; under
+# CI=true nothing may be skipped. A failed part does not stop the others: the summary at the end
+# says what ran, what was skipped and why, and what failed; the exit status is 1 if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 # shellcheck source=scripts/stages.sh
 . scripts/stages.sh
+
+all_parts="rust bindings-python bindings-node mcp-server install-paths engines"
+full=0
+only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --full) full=1 ;;
+    --only) only="${2:-}"; shift ;;
+    --only=*) only="${1#--only=}" ;;
+    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ "${SQLGATE_TEST_FULL:-0}" = "1" ]; then full=1; fi
+selected=" "
+for part in ${only//,/ }; do
+  case " $all_parts " in
+    *" $part "*) selected+="$part " ;;
+    *) echo "test.sh: unknown part '$part' (parts: $all_parts)" >&2; exit 2 ;;
+  esac
+done
+[ "$selected" = " " ] && selected=" $all_parts "
+wants() { case "$selected" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+mode=$([ "$full" = 1 ] && echo full || echo quick)
+
 export SQLGATE_CORPUS="${SQLGATE_CORPUS:-$(cd "$root/.." && pwd)/shared/corpus}"
 
-# Servers and the background build started below are stopped by this trap, whatever happens.
+# What ran and failed, for the summary: the stage table (scripts/stages.sh) has the durations.
+failed=()
+skipped=()
+# One part (a command, not a shell function: `set -e` is off inside a function called from `||`):
+# its failure is recorded and the next part runs.
+part() {
+  local status=0
+  stage "$@" || status=$?
+  if [ "$status" -ne 0 ]; then failed+=("$1 (exit $status)"); fi
+}
+skip() {
+  skipped+=("$1: $2")
+  skip_stage "$1" "$2"
+}
+
+# Servers, the background build and the command run alongside are stopped by this trap.
 envfile=""
 mariadb_env=""
 artifacts_build=""
 alongside=""
-artifacts_dir="$(mktemp -d "${TMPDIR:-/tmp}/sqlgate-artifacts.XXXXXX")"
+work_dir="$(mktemp -d "${TMPDIR:-/tmp}/sqlgate-test.XXXXXX")"
 stop_servers() {
   if [ -n "$artifacts_build" ]; then kill -- "-$artifacts_build" 2>/dev/null || true; fi
   if [ -n "$alongside" ]; then kill -- "-$alongside" 2>/dev/null || true; fi
   if [ -n "$mariadb_env" ]; then scripts/mariadb-cluster.sh stop "$(dirname "$mariadb_env")" || true; fi
   if [ -n "$envfile" ]; then scripts/pg-cluster.sh stop "$(dirname "$envfile")" || true; fi
-  rm -rf "$artifacts_dir"
+  rm -rf "$work_dir"
 }
 trap stop_servers EXIT
 
-# The three release artifacts (scripts/build-artifacts.sh: the dist profile) build in the
-# background, niced, in their own process group and profile dir: they take the cores the Rust
-# tests below leave idle, and are ready for the bindings' suites and the install paths.
-#
-# Every dist-profile build of this run (the artifacts, then `pip install ./bindings-python` and
-# `napi build` in the bindings' suites and the engine suite) shares one build: same profile
-# settings, same explicit target (napi always passes `--target`, which puts its output in
-# target/<triple>/; maturin and cargo read CARGO_BUILD_TARGET). The Rust tests above use the
-# dev profile and no explicit target, untouched by either.
+echo "== test.sh: $mode mode, parts:$selected"
+
+# Every dist-profile build of this run (the artifacts, `pip install ./bindings-python` and `napi
+# build` in the bindings' suites and the engine suite) shares one build: same profile settings,
+# same explicit target (napi always passes `--target`, which puts its output in
+# target/<triple>/; maturin and cargo read CARGO_BUILD_TARGET). The Rust tests use the dev
+# profile and no explicit target, untouched by either.
 #
 # The dist profile is built without whole-program LTO here (16 codegen units): the same code,
 # features and packaging as a release, installed the same way; fat LTO with one codegen unit
@@ -47,80 +102,97 @@ if [ "${SQLGATE_ARTIFACTS_LTO:-0}" != "1" ]; then
   export CARGO_PROFILE_DIST_LTO=false CARGO_PROFILE_DIST_CODEGEN_UNITS=16
 fi
 dist_target="$(rustc -vV | sed -n 's/^host: //p')"
-artifacts_log="$artifacts_dir/build.log"
-CARGO_BUILD_TARGET="$dist_target" setsid nice -n 10 bash -c '. scripts/stages.sh; stage "artifacts build (background, niced)" bash scripts/build-artifacts.sh "$1"' \
-  _ "$artifacts_dir/dist" >"$artifacts_log" 2>&1 &
-artifacts_build=$!
 
-pg_bin=""
-if command -v pg_config >/dev/null 2>&1; then pg_bin=$(pg_config --bindir); fi
-if [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ]; then
-  envfile=$(scripts/pg-cluster.sh start | tail -n1)
-  stage "PostgreSQL: load Chinook" scripts/pg-cluster.sh load-chinook "$(dirname "$envfile")"
-  # shellcheck disable=SC1090
-  . "$envfile"
-elif [ "${CI:-}" = "true" ]; then
-  echo "test.sh: PostgreSQL server binaries not found (pg_config --bindir); CI requires them" >&2
-  exit 1
-else
-  echo "test.sh: PostgreSQL server binaries not found: PostgreSQL tests will say SKIPPED" >&2
+# The three release artifacts (scripts/build-artifacts.sh) build in the background, niced, in
+# their own process group: they take the cores the Rust tests leave idle, and are ready for the
+# install paths.
+artifacts_log="$work_dir/build.log"
+if wants install-paths && [ "$full" = 1 ]; then
+  CARGO_BUILD_TARGET="$dist_target" setsid nice -n 10 bash -c '. scripts/stages.sh; stage "artifacts build (background, niced)" bash scripts/build-artifacts.sh "$1"' \
+    _ "$work_dir/dist" >"$artifacts_log" 2>&1 &
+  artifacts_build=$!
 fi
 
-# MariaDB, loaded with Chinook: the MySQL backend's tests (mcp-server/tests/mysql.rs) and the
-# engine differential suite below.
-if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
-  mariadb_env=$(scripts/mariadb-cluster.sh start | tail -n1)
-  stage "MariaDB: load Chinook" scripts/mariadb-cluster.sh load-chinook "$(dirname "$mariadb_env")"
-  # shellcheck disable=SC1090
-  . "$mariadb_env"
-elif [ "${CI:-}" = "true" ]; then
-  echo "test.sh: mariadbd not found (apt-get install mariadb-server); CI requires it" >&2
-  exit 1
-else
-  echo "test.sh: mariadbd not found: the MariaDB tests will say SKIPPED" >&2
+# The databases, for the parts that use them.
+if wants rust || wants mcp-server || wants engines; then
+  pg_bin=""
+  if command -v pg_config >/dev/null 2>&1; then pg_bin=$(pg_config --bindir); fi
+  if [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ]; then
+    envfile=$(scripts/pg-cluster.sh start | tail -n1)
+    stage "PostgreSQL: load Chinook" scripts/pg-cluster.sh load-chinook "$(dirname "$envfile")"
+    # shellcheck disable=SC1090
+    . "$envfile"
+  elif [ "${CI:-}" = "true" ]; then
+    echo "test.sh: PostgreSQL server binaries not found (pg_config --bindir); CI requires them" >&2
+    exit 1
+  else
+    skip "PostgreSQL tests" "no PostgreSQL server binaries (pg_config --bindir; apt-get install postgresql)"
+  fi
+  if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
+    mariadb_env=$(scripts/mariadb-cluster.sh start | tail -n1)
+    stage "MariaDB: load Chinook" scripts/mariadb-cluster.sh load-chinook "$(dirname "$mariadb_env")"
+    # shellcheck disable=SC1090
+    . "$mariadb_env"
+  elif [ "${CI:-}" = "true" ]; then
+    echo "test.sh: mariadbd not found (apt-get install mariadb-server); CI requires it" >&2
+    exit 1
+  else
+    skip "MariaDB tests" "no mariadbd (apt-get install mariadb-server)"
+  fi
 fi
 
-# Every crate's tests and the layout check (xtask), the DuckDB backend's included (feature duckdb:
-# DuckDB's C++ builds from source). One feature set for the whole workspace, the one .ci/run lints
-# with, so that nothing is compiled twice.
-stage "cargo test --workspace --features sqlgate-mcp/duckdb" cargo test --workspace --features sqlgate-mcp/duckdb
-# The MCP interop tests start the binary the Rust tests built.
-export SQLGATE_MCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/sqlgate-mcp"
-
-artifacts_status=0
-wait "$artifacts_build" || artifacts_status=$?
-artifacts_build=""
-echo "== artifacts build (ran in the background; its log)"
-cat "$artifacts_log"
-if [ "$artifacts_status" -ne 0 ]; then
-  echo "test.sh: the artifacts build failed (exit $artifacts_status)" >&2
-  exit 1
+if wants rust; then
+  if [ ! -d "$SQLGATE_CORPUS" ]; then
+    skip "corpus tests" "no corpus at $SQLGATE_CORPUS (set SQLGATE_CORPUS); the repository's Chinook ran"
+  fi
+  if [ "$full" = 1 ]; then
+    # One feature set for the whole workspace, the one .ci/run lints with: nothing compiles twice.
+    part "rust: cargo test --workspace --features sqlgate-mcp/duckdb" \
+      cargo test --workspace --features sqlgate-mcp/duckdb
+  else
+    skip "DuckDB backend of sqlgate-mcp" "--full compiles DuckDB's C++ (the engines part still runs DuckDB)"
+    part "rust: cargo test --workspace" cargo test --workspace
+  fi
 fi
-export SQLGATE_ARTIFACTS="$artifacts_dir/dist"
+# The MCP interop tests start the binary the Rust tests built (mcp-server/ci.sh builds one if not).
+if wants rust; then
+  export SQLGATE_MCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/sqlgate-mcp"
+fi
+
+if [ -n "$artifacts_build" ]; then
+  artifacts_status=0
+  wait "$artifacts_build" || artifacts_status=$?
+  artifacts_build=""
+  echo "== artifacts build (ran in the background; its log)"
+  cat "$artifacts_log"
+  if [ "$artifacts_status" -ne 0 ]; then failed+=("artifacts build (exit $artifacts_status)"); fi
+fi
+artifacts_ok=$([ "$full" = 1 ] && [ "${artifacts_status:-1}" -eq 0 ] && echo 1 || echo 0)
 export CARGO_BUILD_TARGET="$dist_target"
 
 # A command to run alongside the suites below, which leave a core idle much of the time (pip,
 # npm, waiting on the databases): .ci/run passes the fuzz targets (time-boxed, niced). Its
 # failure fails this script, after the suites.
-alongside=""
-alongside_log="$artifacts_dir/alongside.log"
+alongside_log="$work_dir/alongside.log"
 if [ -n "${SQLGATE_TEST_ALONGSIDE:-}" ]; then
   setsid nice -n 10 bash -c "$SQLGATE_TEST_ALONGSIDE" >"$alongside_log" 2>&1 &
   alongside=$!
 fi
 
-for part in bindings-python bindings-node mcp-server; do
-  if [ -f "$part/ci.sh" ]; then
-    stage "$part (ci.sh)" bash "$part/ci.sh"
-  fi
+for suite in bindings-python bindings-node mcp-server; do
+  if wants "$suite"; then part "$suite (ci.sh)" bash "$suite/ci.sh"; fi
 done
-# Install paths (README "Install"): the wheels and the npm tarball, installed without Rust.
-stage "install paths (scripts/install-test.sh)" bash scripts/install-test.sh
-
-# Engine differential suite (tests/engines): approved vectors on real PostgreSQL, MariaDB, SQLite
-# and DuckDB under every setting that changes how SQL text is read.
-if [ "${CI:-}" = "true" ]; then export SQLGATE_ENGINES_REQUIRED=1; fi
-stage "engines (tests/engines)" bash tests/engines/run.sh
+if wants install-paths; then
+  if [ "$artifacts_ok" = 1 ]; then
+    part "install paths (scripts/install-test.sh)" env SQLGATE_ARTIFACTS="$work_dir/dist" bash scripts/install-test.sh
+  elif [ "$full" = 0 ]; then
+    skip "install paths" "--full builds the release artifacts and installs them without Rust"
+  fi
+fi
+if wants engines; then
+  if [ "${CI:-}" = "true" ]; then export SQLGATE_ENGINES_REQUIRED=1; fi
+  part "engines (tests/engines)" bash tests/engines/run.sh
+fi
 
 if [ -n "$alongside" ]; then
   alongside_status=0
@@ -128,11 +200,15 @@ if [ -n "$alongside" ]; then
   alongside=""
   echo "== alongside the suites: $SQLGATE_TEST_ALONGSIDE (exit $alongside_status)"
   cat "$alongside_log"
-  if [ "$alongside_status" -ne 0 ]; then
-    echo "test.sh: $SQLGATE_TEST_ALONGSIDE failed (exit $alongside_status)" >&2
-    exit 1
-  fi
+  if [ "$alongside_status" -ne 0 ]; then failed+=("alongside: $SQLGATE_TEST_ALONGSIDE (exit $alongside_status)"); fi
 fi
 
 print_stages
-echo "test.sh: all test suites passed"
+echo "== test.sh summary ($mode mode)"
+for line in "${skipped[@]}"; do echo "  skipped  $line"; done
+for line in "${failed[@]}"; do echo "  FAILED   $line"; done
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "test.sh: ${#failed[@]} part(s) failed (their output is above)"
+  exit 1
+fi
+echo "test.sh: all selected parts passed ($mode mode, ${#skipped[@]} skipped)"
