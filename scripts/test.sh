@@ -148,10 +148,10 @@ if wants rust; then
   if [ "$full" = 1 ]; then
     # One feature set for the whole workspace, the one .ci/run lints with: nothing compiles twice.
     part "rust: cargo test --workspace --features sqlgate-mcp/duckdb" \
-      cargo test --workspace --features sqlgate-mcp/duckdb
+      cargo test --workspace --no-fail-fast --features sqlgate-mcp/duckdb
   else
     skip "DuckDB backend of sqlgate-mcp" "--full compiles DuckDB's C++ (the engines part still runs DuckDB)"
-    part "rust: cargo test --workspace" cargo test --workspace
+    part "rust: cargo test --workspace" cargo test --workspace --no-fail-fast
   fi
 fi
 # The MCP interop tests start the binary the Rust tests built (mcp-server/ci.sh builds one if not).

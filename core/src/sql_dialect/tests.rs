@@ -109,11 +109,15 @@ fn wrapper_parses_like_the_built_in_dialect() {
         .unwrap_or_else(|| {
             std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
         });
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    let mut corpus_files = 0;
     for file in ["pg_regress/pg_regress.jsonl", "sqlglot/sqlglot.jsonl"] {
         let Ok(text) = std::fs::read_to_string(corpus.join(file)) else {
+            assert!(!in_ci, "{file} not found in {}; CI requires the corpus", corpus.display());
             eprintln!("SKIPPED corpus part of this test: {file} not found");
             continue;
         };
+        corpus_files += 1;
         for line in text.lines() {
             let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
@@ -159,7 +163,9 @@ fn wrapper_parses_like_the_built_in_dialect() {
         .expect("thread")
         .join()
         .expect("no panic");
-    assert!(compared > 100, "only {compared} statements compared");
+    // Without the corpus only the samples are compared: each in every dialect that parses it.
+    let expected = if corpus_files > 0 { 100 } else { SAMPLES.len() };
+    assert!(compared >= expected, "only {compared} statements compared");
     assert!(
         failures.is_empty(),
         "{} differences:\n{}",
