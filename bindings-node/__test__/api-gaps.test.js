@@ -67,7 +67,7 @@ test("maxRows: '10' says what maxRows takes, not serde's untagged enum", () => {
     assert.throws(build, (e) => {
       assert.ok(e instanceof TypeError)
       assert.equal(e.field, field)
-      assert.ok(e.message.endsWith(`\`${field}\`: must be an integer or null`), e.message)
+      assert.ok(e.message.endsWith(`\`${field}\`: must be an integer, or null or "none" for no cap`), e.message)
       assert.doesNotMatch(e.message, /untagged|RowCap/)
       return true
     })

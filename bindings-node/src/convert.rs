@@ -168,24 +168,14 @@ pub(crate) fn policy_from_json(
         let inner = e.into_inner().to_string();
         let message = match keys {
             Keys::Camel if inner.starts_with("unknown field") => camel_backticks(&inner),
-            _ => untagged_message(&inner).unwrap_or(inner),
+            _ => inner,
         };
         OptionError::new(&field, message)
     })
 }
 
-/// What a field read through one of core's untagged enums takes, for serde's "data did not match
-/// any variant of untagged enum RowCap", which names a type internal to core instead.
-pub(crate) fn untagged_message(message: &str) -> Option<String> {
-    let name = message.strip_prefix("data did not match any variant of untagged enum ")?;
-    Some(String::from(match name.trim() {
-        // max_rows, writes.max_affected_rows: a number, or null (or "none") for no bound.
-        "RowCap" => ROW_CAP_EXPECTED,
-        _ => "has a value of the wrong type (see the policy's JSON Schema, jsonSchemas().policy)",
-    }))
-}
-
-/// What a row cap (an option or an argument) takes.
+/// What `checkWithRowCap`'s row cap takes (a policy's `maxRows` is read by core, which says
+/// what it takes itself).
 pub(crate) const ROW_CAP_EXPECTED: &str = "must be an integer or null";
 
 /// A core field path (`tables.allow[2]`, `max_rows`) as the caller spells it.
@@ -294,6 +284,9 @@ pub(crate) fn approved<'e>(env: &'e Env, a: &sqlgate::Approved) -> Result<Unknow
 mod tests {
     use super::*;
 
+    /// What core says a policy's row cap takes (its `#[serde(expecting)]`).
+    const POLICY_ROW_CAP: &str = r#"must be an integer, or null or "none" for no cap"#;
+
     #[test]
     fn names_convert_both_ways() {
         assert_eq!(snake_case("maxRows"), "max_rows");
@@ -348,7 +341,7 @@ mod tests {
         let err = policy_from_json(word, Keys::Camel).err();
         assert_eq!(
             err.map(|e| (e.field, e.message)),
-            Some((String::from("maxRows"), String::from(ROW_CAP_EXPECTED)))
+            Some((String::from("maxRows"), String::from(POLICY_ROW_CAP)))
         );
         let nested = serde_json::json!({"writes": {"tables": [], "max_affected_rows": -1}});
         let err = policy_from_json(nested, Keys::Snake).err();
@@ -356,7 +349,7 @@ mod tests {
             err.map(|e| (e.field, e.message)),
             Some((
                 String::from("writes.max_affected_rows"),
-                String::from(ROW_CAP_EXPECTED)
+                String::from(POLICY_ROW_CAP)
             ))
         );
         let nested = serde_json::json!({"tables": {"allow": ["a", 3]}});

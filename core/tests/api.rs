@@ -193,3 +193,37 @@ fn placeholders_are_listed_and_refused_where_nothing_binds_them() {
         .expect("approved");
     assert!(literal.without_parameters().is_ok());
 }
+
+/// A value of the wrong type says what the field takes, not which Rust type failed to read it
+/// (serde's "data did not match any variant of untagged enum RowCap").
+#[test]
+fn a_wrong_type_says_what_the_field_takes() {
+    for (policy, field, takes) in [
+        (
+            r#"{"max_rows": "ten"}"#,
+            "max_rows",
+            r#"must be an integer, or null or "none" for no cap"#,
+        ),
+        (
+            r#"{"writes": {"tables": ["t"], "max_affected_rows": true}}"#,
+            "writes.max_affected_rows",
+            r#"must be an integer, or null or "none" for no cap"#,
+        ),
+        (
+            r#"{"annotations": {"relationships": [{"from": 3, "to": "b.x", "cardinality": "many_to_one"}]}}"#,
+            "annotations.relationships[0].from",
+            "must be a column name or a list of column names",
+        ),
+    ] {
+        let err = sqlgate::Policy::from_json(policy).expect_err(policy);
+        assert_eq!(err.field, field, "{policy}");
+        assert!(err.message.starts_with(takes), "{policy}: {}", err.message);
+        assert!(!err.message.contains("untagged"), "{}", err.message);
+    }
+    let err = serde_json::from_str::<sqlgate::Vars>(r#"{"org": [1]}"#).expect_err("a list");
+    assert!(
+        err.to_string()
+            .starts_with("must be null, a boolean, a number or a string"),
+        "{err}"
+    );
+}

@@ -85,7 +85,10 @@ pub struct Relationship {
 
 /// One column reference, or a list of them (a composite key), all of one table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "must be a column name or a list of column names"
+)]
 pub enum ColumnRefs {
     /// One column.
     One(String),

@@ -189,7 +189,10 @@ pub struct Policy {
 
 /// How a row cap may be written: a number, or the word `none` (TOML has no null).
 #[derive(Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "must be an integer, or null or \"none\" for no cap"
+)]
 enum RowCap {
     /// At most this many rows.
     Rows(u64),

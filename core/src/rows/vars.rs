@@ -8,7 +8,7 @@ use sqlparser::ast::{Expr, UnaryOperator, Value};
 
 /// One variable's value. It becomes a typed literal in the regenerated SQL, never spliced text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "must be null, a boolean, a number or a string")]
 pub enum VarValue {
     /// `NULL` (a comparison with it is never true: no row passes).
     Null,

@@ -160,7 +160,10 @@ pub struct PrincipalFile {
 
 /// A principal's row-filter variable: a value, or a claim of the caller's token.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "must be a value (null, a boolean, a number or a string) or { claim = \"...\", type = \"...\" }"
+)]
 pub enum VarSetting {
     /// From a claim of the verified token.
     Claim(ClaimSetting),

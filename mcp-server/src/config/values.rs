@@ -80,7 +80,10 @@ where
     D: serde::Deserializer<'de>,
 {
     #[derive(Deserialize)]
-    #[serde(untagged)]
+    #[serde(
+        untagged,
+        expecting = "must be a duration in a string, such as \"30s\" or \"5m\""
+    )]
     enum Written {
         Text(String),
         Number(f64),

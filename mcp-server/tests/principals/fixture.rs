@@ -53,7 +53,7 @@ pub fn refuse(args: &[&str]) -> Output {
 }
 
 /// The config `TWO_PRINCIPALS` with `from` replaced by `to`, refused at start: exit 2 and a
-/// message on stderr containing every string of `says`.
+/// message on stderr containing every string of `says`, and no Rust type's name.
 pub fn refused_config(from: &str, to: &str, extra_args: &[&str], says: &[&str]) {
     let dir = tempfile::tempdir().expect("tempdir");
     let text = TWO_PRINCIPALS.replacen(from, to, 1);
@@ -71,6 +71,8 @@ pub fn refused_config(from: &str, to: &str, extra_args: &[&str], says: &[&str]) 
         !stderr.contains(ACME_TOKEN) && !stderr.contains(GLOBEX_TOKEN),
         "a token in a message: {stderr}"
     );
+    // What a field takes, in the user's words: never serde's name of a Rust type.
+    assert!(!stderr.contains("untagged enum"), "{to}: {stderr}");
 }
 
 /// `--http` on a free loopback port.

@@ -59,6 +59,26 @@ fn configuration_errors_name_the_principal_and_the_field() {
         HTTP,
         &["principal `acme`", "policy.rows.orders"],
     );
+    // A value of the wrong type says what the field takes, never a Rust type's name.
+    for (from, to, takes) in [
+        (
+            "vars = { tenant = 1 }",
+            "vars = { tenant = [1] }",
+            "must be a value (null, a boolean, a number or a string) or { claim",
+        ),
+        (
+            "demo = true",
+            "demo = true\npolicy = { max_rows = \"ten\" }",
+            "must be an integer, or null or \"none\" for no cap",
+        ),
+        (
+            "demo = true",
+            "demo = true\nstatement_timeout = true",
+            "must be a duration in a string, such as \"30s\"",
+        ),
+    ] {
+        refused_config(from, to, HTTP, &[takes]);
+    }
     // Principals need a token each: no --allow-unauthenticated.
     refused_config(
         "demo = true",
