@@ -7,6 +7,7 @@
 #   - sqlgate-mcp: `sqlgate-mcp demo` (the README's first command) through pip, pipx and uvx;
 #   - Python: the first ```python block of bindings-python/README.md;
 #   - Node: the first ```js block of bindings-node/README.md, in a project made with `npm init`.
+# Last, with Rust, the README's route from a checkout: `pipx install ./mcp-server`.
 # Prints each artifact's size and each step's time. Run from anywhere: bash scripts/install-test.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -98,4 +99,13 @@ PY
 (cd "$WORK/node-app" && clean node first.js)
 done_step
 
-echo "install-test: every artifact installs and runs without Rust"
+# --- from a checkout (with Rust) ----------------------------------------------------------------
+# The README's one-step route from a checkout: pipx builds the wheel from source (maturin, the
+# dist profile; the build above already compiled it with the same settings, so cargo reuses it).
+step "pipx install ./mcp-server (from the checkout, with Rust); sqlgate-mcp demo"
+PIPX_HOME="$WORK/pipx-src" PIPX_BIN_DIR="$WORK/pipx-src-bin" "$WORK/tools-venv/bin/pipx" install --quiet "$ROOT/mcp-server"
+"$WORK/pipx-src-bin/sqlgate-mcp" demo > "$WORK/demo-pipx-src.out"
+grep -q "REFUSED multiple_statements" "$WORK/demo-pipx-src.out"
+done_step
+
+echo "install-test: every artifact installs and runs without Rust, and pipx installs from the checkout"
