@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # scripts/test.sh sets SQLGATE_MCP_BIN to the binary its Rust tests built; run alone, this builds one.
 if [ -z "${SQLGATE_MCP_BIN:-}" ] || [ ! -x "$SQLGATE_MCP_BIN" ]; then
   export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-  cargo build -p sqlgate-mcp
+  env -u CARGO_BUILD_TARGET cargo build -p sqlgate-mcp
   export SQLGATE_MCP_BIN="$CARGO_TARGET_DIR/debug/sqlgate-mcp"
 fi
 # The authorization server's packages, as its lock pins them (no install scripts run). Without

@@ -76,8 +76,10 @@ mariadb_env=""
 artifacts_build=""
 alongside=""
 work_dir="$(mktemp -d "${TMPDIR:-/tmp}/sqlgate-test.XXXXXX")"
+suite_pids=()
 stop_servers() {
   if [ -n "$artifacts_build" ]; then kill -- "-$artifacts_build" 2>/dev/null || true; fi
+  for pid in "${suite_pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
   if [ -n "$alongside" ]; then kill -- "-$alongside" 2>/dev/null || true; fi
   if [ -n "$mariadb_env" ]; then scripts/mariadb-cluster.sh stop "$(dirname "$mariadb_env")" || true; fi
   if [ -n "$envfile" ]; then scripts/pg-cluster.sh stop "$(dirname "$envfile")" || true; fi
@@ -179,9 +181,28 @@ if [ -n "${SQLGATE_TEST_ALONGSIDE:-}" ]; then
   alongside=$!
 fi
 
+# The Python, Node and MCP-interop suites are independent (each has its own venv or
+# node_modules): they run side by side, each into its own log, printed whole once all have
+# ended. Their builds share one target dir and queue on cargo's lock, so that while one builds
+# another runs its tests. The engine suite runs after them, alone: its approved vectors run under
+# a 2 s timeout, which a loaded machine could pass.
+suite_pids=()
+suite_names=()
 for suite in bindings-python bindings-node mcp-server; do
-  if wants "$suite"; then part "$suite (ci.sh)" bash "$suite/ci.sh"; fi
+  if wants "$suite"; then
+    setsid bash -c '. scripts/stages.sh; stage "$1 (ci.sh)" bash "$1/ci.sh"' _ "$suite" \
+      >"$work_dir/$suite.log" 2>&1 &
+    suite_pids+=("$!")
+    suite_names+=("$suite")
+  fi
 done
+for i in "${!suite_pids[@]}"; do
+  suite_status=0
+  wait "${suite_pids[$i]}" || suite_status=$?
+  cat "$work_dir/${suite_names[$i]}.log"
+  if [ "$suite_status" -ne 0 ]; then failed+=("${suite_names[$i]} (ci.sh) (exit $suite_status)"); fi
+done
+suite_pids=()
 if wants install-paths; then
   if [ "$artifacts_ok" = 1 ]; then
     part "install paths (scripts/install-test.sh)" env SQLGATE_ARTIFACTS="$work_dir/dist" bash scripts/install-test.sh
