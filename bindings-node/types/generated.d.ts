@@ -132,9 +132,9 @@ export interface Policy {
    */
   allow_system_catalogs?: boolean
   /**
-   * Allow a recursive CTE without a recognisable bound (a `WHERE` in its recursive part that
-   * compares one of its columns with a literal, or a `LIMIT`): it can run until the
-   * statement timeout.
+   * Allow a recursive CTE the guard cannot prove ends (proofs: a counter started at a literal
+   * and moved by a literal toward a literal bound in its recursive part's `WHERE`; a `UNION`
+   * walk that makes no new value; SQLite's `LIMIT`): it can run until the statement timeout.
    */
   allow_unbounded_recursion?: boolean
   /**

@@ -17,7 +17,7 @@ mod format;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use fold::{instant, number};
+pub(crate) use fold::{instant, interval, number};
 
 /// The policy's bounds, as the walker compares with them.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -170,6 +170,13 @@ pub(crate) enum Amount {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Unfolded(pub(crate) &'static str);
 
+/// A text of unknown size (a column, a call) amplified past [`AMPLIFY`]: `repeat(col, 1000000)`.
+pub(crate) const UNSIZED_TEXT: Unfolded = Unfolded("the size of the text it amplifies");
+
+/// How far a value of unknown size (data) may be amplified: a small constant, as an encoder's
+/// (hex doubles). Past it the guard needs a size it knows (`left(col, 100)`).
+pub(crate) const AMPLIFY: f64 = 16.0;
+
 /// What a call of `kind` with `args` generates, from its literal arguments.
 pub(crate) fn measure(
     kind: Kind,
@@ -180,8 +187,8 @@ pub(crate) fn measure(
     let size = |i: usize, what: &'static str| at(i).and_then(number).ok_or(Unfolded(what));
     Ok(match kind {
         Kind::Repeat => {
-            let count = size(1, "the repeat count")?;
-            Amount::Bytes(text_bytes(at(0), dialect) * count.max(0.0))
+            let count = size(1, "the repeat count")?.max(0.0);
+            Amount::Bytes(amplified(at(0), count, dialect)?)
         }
         Kind::Pad => {
             let length = size(1, "the length")?;
@@ -209,7 +216,11 @@ pub(crate) fn measure(
         }
         Kind::ArrayFill => Amount::Rows(array_elements(at(1))?),
         Kind::Replace => {
-            Amount::Bytes(text_bytes(at(0), dialect) * text_bytes(at(2), dialect).max(1.0))
+            // Every match, even an empty one, may become the replacement: the text times it.
+            let by = at(2)
+                .and_then(|b| sized_bytes(b, dialect))
+                .ok_or(UNSIZED_TEXT)?;
+            Amount::Bytes(amplified(at(0), by.max(1.0), dialect)?)
         }
     })
 }
@@ -276,35 +287,94 @@ pub(crate) fn span_rows(from: f64, to: f64, by: f64) -> f64 {
     }
 }
 
-/// The bytes of a text argument: a string literal's, a nested generating call's (so that
-/// `repeat(repeat('x', 1000), 1000)` multiplies), else 1 (a column's length is not known: the
-/// literal size is what is bounded).
+/// `text` made `factor` times larger: bounded when its size is known, and for a text of unknown
+/// size (data) only by a small factor ([`AMPLIFY`]), counted as one byte a copy.
+fn amplified(text: Option<&Expr>, factor: f64, dialect: Dialect) -> Result<f64, Unfolded> {
+    match text.and_then(|t| sized_bytes(t, dialect)) {
+        Some(bytes) => Ok(bytes * factor),
+        None if factor <= AMPLIFY => Ok(factor),
+        None => Err(UNSIZED_TEXT),
+    }
+}
+
+/// The bytes of a text argument for a collecting aggregate's row: its size when known, else 1
+/// (a column is data, returned as itself).
 fn text_bytes(arg: Option<&Expr>, dialect: Dialect) -> f64 {
-    let Some(expr) = arg else { return 1.0 };
+    arg.and_then(|e| sized_bytes(e, dialect)).unwrap_or(1.0)
+}
+
+/// The most bytes a value can take when the guard knows it: a literal's; a nested generating
+/// call's (so that `repeat(repeat('x', 1000), 1000)` multiplies); a cut to a literal length
+/// (`left(x, 100)`, `substr(x, 1, 100)`, `CAST(x AS varchar(100))`: four bytes a character); a
+/// hash's width; a case change or trim of a sized value. `None` for a column or anything else.
+pub(crate) fn sized_bytes(expr: &Expr, dialect: Dialect) -> Option<f64> {
+    const CHAR: f64 = 4.0;
     match expr {
-        Expr::Value(v) => match &v.value {
+        Expr::Value(v) => Some(match &v.value {
             Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.len() as f64,
-            _ => 1.0,
-        },
-        Expr::Nested(inner) => text_bytes(Some(inner), dialect),
+            Value::Null => 0.0,
+            other => other.to_string().len() as f64,
+        }),
+        Expr::Nested(inner) => sized_bytes(inner, dialect),
+        Expr::Cast {
+            data_type, expr, ..
+        } => cut_length(data_type)
+            .map(|n| n * CHAR)
+            .or_else(|| sized_bytes(expr, dialect)),
+        Expr::Substring {
+            substring_for: Some(length),
+            ..
+        } => number(length).map(|n| n.max(0.0) * CHAR),
         Expr::Function(f) => {
-            let name = f
-                .name
-                .0
-                .last()
-                .and_then(|p| p.as_ident())
-                .map(|i| i.value.to_ascii_lowercase());
-            let inner = name.and_then(|n| kind(&n, FunctionUse::Expression, dialect));
-            match (inner, &f.args) {
-                (Some(k), FunctionArguments::List(list)) => match measure(k, &list.args, dialect) {
-                    Ok(Amount::Bytes(b)) => b.max(1.0),
-                    // Refused on its own when the walker reaches it.
-                    _ => 1.0,
+            let name = f.name.0.last()?.as_ident()?.value.to_ascii_lowercase();
+            let FunctionArguments::List(list) = &f.args else {
+                return None;
+            };
+            let arg = |i: usize| positional(&list.args, i);
+            match name.as_str() {
+                "left" | "right" => arg(1).and_then(number).map(|n| n.max(0.0) * CHAR),
+                "substr" | "substring" | "mid" => {
+                    arg(2).and_then(number).map(|n| n.max(0.0) * CHAR)
+                }
+                "md5" => Some(32.0),
+                "sha1" => Some(40.0),
+                "sha256" | "sha2" => Some(64.0),
+                "sha512" => Some(128.0),
+                "upper" | "lower" | "ucase" | "lcase" | "trim" | "ltrim" | "rtrim" | "btrim" => {
+                    arg(0).and_then(|a| sized_bytes(a, dialect))
+                }
+                _ => match (
+                    kind(&name, FunctionUse::Expression, dialect),
+                    list.args.as_slice(),
+                ) {
+                    (Some(k), args) => match measure(k, args, dialect) {
+                        Ok(Amount::Bytes(b)) => Some(b),
+                        // Refused on its own when the walker reaches it.
+                        _ => None,
+                    },
+                    _ => None,
                 },
-                _ => 1.0,
             }
         }
-        _ => 1.0,
+        _ => None,
+    }
+}
+
+/// The length of a `varchar(n)` / `char(n)` cast, in characters.
+fn cut_length(data_type: &sqlparser::ast::DataType) -> Option<f64> {
+    use sqlparser::ast::{CharacterLength, DataType};
+    let length = match data_type {
+        DataType::Varchar(Some(l))
+        | DataType::Char(Some(l))
+        | DataType::Character(Some(l))
+        | DataType::CharVarying(Some(l))
+        | DataType::CharacterVarying(Some(l))
+        | DataType::Nvarchar(Some(l)) => l,
+        _ => return None,
+    };
+    match length {
+        CharacterLength::IntegerLength { length, .. } => Some(*length as f64),
+        CharacterLength::Max => None,
     }
 }
 

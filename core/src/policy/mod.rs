@@ -142,9 +142,9 @@ pub struct Policy {
     /// operations add. Bounds that are not literals are refused.
     #[serde(default = "default_max_generated_rows")]
     pub max_generated_rows: u64,
-    /// Allow a recursive CTE without a recognisable bound (a `WHERE` in its recursive part that
-    /// compares one of its columns with a literal, or a `LIMIT`): it can run until the
-    /// statement timeout.
+    /// Allow a recursive CTE the guard cannot prove ends (proofs: a counter started at a literal
+    /// and moved by a literal toward a literal bound in its recursive part's `WHERE`; a `UNION`
+    /// walk that makes no new value; SQLite's `LIMIT`): it can run until the statement timeout.
     #[serde(default)]
     pub allow_unbounded_recursion: bool,
     /// Allow `EXPLAIN` (never `EXPLAIN ANALYZE`) of an allowed query.

@@ -128,11 +128,14 @@ impl Walker<'_, '_> {
                 let (columns, _) = self.set_expr(left, scope)?;
                 let left_rows = self.between_set_sides();
                 self.set_expr(right, scope)?;
-                self.after_set_sides(before, left_rows, None)?;
+                self.after_set_sides(body, before, left_rows, None)?;
                 Ok((columns, None))
             }
             SetExpr::Values(values) => {
                 self.exprs(values, scope)?;
+                // Rows written out in the query are rows it makes: a cross join of VALUES
+                // lists, or one in a recursive step, multiplies them.
+                self.generate_rows(values.rows.len() as f64, "a VALUES list", None)?;
                 Ok((None, None))
             }
             SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) | SetExpr::Merge(s) => {

@@ -105,21 +105,69 @@ pub(in crate::validate) fn unbounded_size(
     )
 }
 
-/// A recursive CTE without a recognisable bound.
-pub(in crate::validate) fn unbounded_recursion(
-    cte: &str,
+/// A text of unknown size amplified by more than a small constant.
+pub(in crate::validate) fn unsized_text(
+    function: &str,
+    bound: f64,
     location: Option<Location>,
 ) -> GuardError {
     refusal(
         ErrorCode::UnboundedGeneration,
         format!(
-            "the recursive CTE `{cte}` has no recognisable bound: it could recurse until the \
-             statement timeout"
+            "`{function}` would amplify a text whose size the guard does not know (a column, or \
+             a value computed from one), so what it builds has no bound"
         ),
         format!(
-            "bound the recursion of `{cte}`: carry a counter column and stop it with a literal \
-             in the recursive part (`SELECT ..., depth + 1 FROM {cte} ... WHERE depth < 100`), \
-             or add LIMIT 100 to its query"
+            "cut the text to a literal length first (`left(x, 100)`, `substr(x, 1, 100)`, `CAST(x \
+             AS varchar(100))`) or amplify a literal: `{function}`'s result may be at most {} \
+             bytes (max_generated_bytes)",
+            count(bound)
+        ),
+        location,
+    )
+}
+
+/// A recursive CTE the guard cannot prove ends (`why`: what the proof lacked).
+pub(in crate::validate) fn unbounded_recursion(
+    cte: &str,
+    why: &str,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::UnboundedGeneration,
+        format!(
+            "the recursive CTE `{cte}` has no bound the guard can prove: {why}; it could recurse \
+             until the statement timeout"
+        ),
+        format!(
+            "bound the recursion of `{cte}` with a counter: start it at a literal in the anchor, \
+             move it by a literal in the recursive part and stop it with a literal there \
+             (`SELECT 1 AS depth ... UNION ALL SELECT ..., depth + 1 FROM {cte} ... WHERE depth \
+             < 100`); a walk over existing rows may use UNION instead of UNION ALL"
+        ),
+        location,
+    )
+}
+
+/// A recursive CTE whose steps grow a value past `max_generated_bytes`.
+pub(in crate::validate) fn recursion_grows(
+    cte: &str,
+    bytes: f64,
+    bound: f64,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::GeneratedTooLarge,
+        format!(
+            "the recursive CTE `{cte}` would build a value of {} bytes at its last step (it grows \
+             one each step); the policy allows {} (max_generated_bytes)",
+            count(bytes),
+            count(bound)
+        ),
+        format!(
+            "stop the recursion of `{cte}` sooner (a smaller bound on its counter) or append less \
+             each step; never concatenate a value with itself: at most {} bytes",
+            count(bound)
         ),
         location,
     )
@@ -137,6 +185,11 @@ pub(super) fn samples(at: Option<Location>) -> Vec<(GuardError, ErrorCode)> {
             unbounded_size("repeat", "the repeat count", at),
             UnboundedGeneration,
         ),
-        (unbounded_recursion("r", at), UnboundedGeneration),
+        (
+            unbounded_recursion("r", "its recursive part has no WHERE that stops it", at),
+            UnboundedGeneration,
+        ),
+        (recursion_grows("r", 2e6, 1e6, at), GeneratedTooLarge),
+        (unsized_text("repeat", 1e6, at), UnboundedGeneration),
     ]
 }

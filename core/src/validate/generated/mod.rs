@@ -4,11 +4,12 @@
 //! operation add. Only generators count (a table's rows are the data's, not the query's), so an
 //! ordinary query only ever multiplies by nothing.
 
-use sqlparser::ast::{FunctionArg, Ident, Query, TableAlias};
+use sqlparser::ast::{FunctionArg, Ident, Query, SetExpr, TableAlias};
 
 use super::diagnostics as refuse;
+use super::recursion::{self, Outcome, Sides};
 use super::scope::Scope;
-use super::{recursion, span_location, Walker};
+use super::{span_location, Walker};
 use crate::bounds::{self, Amount, Kind};
 use crate::dialect::Dialect;
 use crate::error::{GuardError, Location};
@@ -26,6 +27,9 @@ pub(super) struct Generated {
     recursive: Vec<String>,
     /// References to those seen so far.
     recursive_refs: usize,
+    /// The rows of each side of the set operations walked (keyed by the operation's address),
+    /// for the recursive CTE whose body one of them is.
+    sides: Vec<(usize, Sides)>,
 }
 
 impl Default for Generated {
@@ -36,6 +40,7 @@ impl Default for Generated {
             ctes: Vec::new(),
             recursive: Vec::new(),
             recursive_refs: 0,
+            sides: Vec::new(),
         }
     }
 }
@@ -64,6 +69,7 @@ impl Walker<'_, '_> {
             Ok(Amount::Bytes(bytes)) if bytes <= bound => Ok(()),
             Ok(Amount::Bytes(bytes)) => Err(refuse::too_many_bytes(name, bytes, bound, location)),
             Ok(Amount::Rows(rows)) => self.generate_rows(rows, name, location),
+            Err(bounds::UNSIZED_TEXT) => Err(refuse::unsized_text(name, bound, location)),
             Err(unfolded) => Err(refuse::unbounded_size(name, unfolded.0, location)),
         }
     }
@@ -133,15 +139,34 @@ impl Walker<'_, '_> {
         std::mem::replace(&mut self.generated.rows, 1.0)
     }
 
-    /// Ends a set operation: its sides' rows add up.
+    /// Ends the set operation `body`: its sides' rows add up.
     pub(super) fn after_set_sides(
         &mut self,
+        body: &SetExpr,
         before: f64,
         left: f64,
         location: Option<Location>,
     ) -> Result<(), GuardError> {
         let right = std::mem::replace(&mut self.generated.rows, before);
-        self.generate_rows(combined(left, right), "a set operation", location)
+        if !self.generated.recursive.is_empty() {
+            let sides = Sides {
+                anchor: left,
+                step: right,
+            };
+            self.generated.sides.push((address(body), sides));
+        }
+        // Rows written out (`SELECT 1 UNION ALL SELECT 2`) add up like generated ones.
+        let written = match body {
+            SetExpr::SetOperation {
+                left: l, right: r, ..
+            } => written_rows(l).zip(written_rows(r)),
+            _ => None,
+        };
+        let rows = match written {
+            Some((l, r)) => left.max(l) + right.max(r),
+            None => combined(left, right),
+        };
+        self.generate_rows(rows, "a set operation", location)
     }
 
     /// A reference to the CTE `name`: the rows it generates; a reference to a recursive CTE
@@ -195,6 +220,7 @@ impl Walker<'_, '_> {
     ) -> Result<Option<Vec<String>>, GuardError> {
         let outer = self.generated.rows;
         let refs = self.generated.recursive_refs;
+        let sides_before = self.generated.sides.len();
         if recursive {
             self.generated.recursive.push(name.to_string());
         }
@@ -202,25 +228,48 @@ impl Walker<'_, '_> {
         if recursive {
             self.generated.recursive.pop();
         }
+        let sides = self
+            .generated
+            .sides
+            .iter()
+            .rev()
+            .find(|(at, _)| *at == address(&query.body))
+            .map(|(_, s)| *s);
+        self.generated.sides.truncate(sides_before);
         let columns = columns?;
         self.generated.rows = outer;
         let mut rows = self.generated.last;
         let location = span_location(alias.name.span);
-        if self.generated.recursive_refs > refs {
+        let self_reads = self.generated.recursive_refs - refs;
+        if self_reads > 0 && !self.ctx.bounds.allow_unbounded_recursion {
             let names = alias_names(alias, self.dialect());
-            match recursion::bound(query, name, names.as_deref(), self.dialect()) {
-                Some(iterations) => rows *= iterations.max(1.0),
-                None if self.ctx.bounds.allow_unbounded_recursion => {}
-                None => return Err(refuse::unbounded_recursion(&alias.name.value, location)),
+            let sides = sides.unwrap_or(Sides {
+                anchor: rows,
+                step: 1.0,
+            });
+            let cte = &alias.name.value;
+            match recursion::prove(
+                query,
+                name,
+                names.as_deref(),
+                self_reads,
+                sides,
+                self.dialect(),
+            ) {
+                Outcome::Ends { rows: all, bytes } => {
+                    rows = all;
+                    let bound = self.ctx.bounds.max_bytes;
+                    if !bounds::within(bytes, bound) {
+                        return Err(refuse::recursion_grows(cte, bytes, bound, location));
+                    }
+                }
+                Outcome::Unproven(why) => {
+                    return Err(refuse::unbounded_recursion(cte, why, location))
+                }
             }
             if !bounds::within(rows, self.ctx.bounds.max_rows) {
                 let bound = self.ctx.bounds.max_rows;
-                return Err(refuse::too_many_rows(
-                    &alias.name.value,
-                    rows,
-                    bound,
-                    location,
-                ));
+                return Err(refuse::too_many_rows(cte, rows, bound, location));
             }
         }
         if rows > 1.0 {
@@ -228,6 +277,26 @@ impl Walker<'_, '_> {
         }
         Ok(columns)
     }
+}
+
+/// The rows of a query body made only of rows written out: a SELECT without FROM (one row),
+/// VALUES (its rows), and set operations of them (at most their sum). `None` when any part
+/// reads a table or a generator, whose rows the walker counts instead.
+fn written_rows(body: &SetExpr) -> Option<f64> {
+    match body {
+        SetExpr::Select(select) if select.from.is_empty() => Some(1.0),
+        SetExpr::Values(values) => Some(values.rows.len() as f64),
+        SetExpr::SetOperation { left, right, .. } => {
+            Some(written_rows(left)? + written_rows(right)?)
+        }
+        SetExpr::Query(query) if query.with.is_none() => written_rows(&query.body),
+        _ => None,
+    }
+}
+
+/// A set operation's identity while the walk holds the tree (its address).
+fn address(body: &SetExpr) -> usize {
+    std::ptr::from_ref(body) as usize
 }
 
 /// The folded names of `AS t(a, b)`, when given.
@@ -269,177 +338,4 @@ fn sequence_rows(table: &str) -> Option<(f64, &'static str)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::test_support::{code, guard, PII};
-    use super::*;
-
-    fn refusal(dialect: &str, sql: &str) -> Option<String> {
-        code(&guard(PII, dialect), sql)
-    }
-
-    #[test]
-    fn generators_in_one_query_multiply() {
-        let big = "generated_too_large";
-        for sql in [
-            "SELECT count(*) FROM generate_series(1, 1000) a, generate_series(1, 10000) b",
-            "SELECT count(*) FROM generate_series(1, 1000) a CROSS JOIN generate_series(1, 1000) b \
-             JOIN generate_series(1, 2) c ON true",
-            "SELECT count(*) FROM (SELECT * FROM generate_series(1, 1000)) a, \
-             (SELECT * FROM generate_series(1, 1001)) b",
-            "WITH g AS (SELECT * FROM generate_series(1, 1001)) SELECT count(*) FROM g a, g b",
-            "SELECT generate_series(1, 1000) FROM generate_series(1, 1001)",
-            "SELECT (SELECT count(*) FROM generate_series(1, 1001)) FROM generate_series(1, 1000)",
-            "SELECT 1 FROM generate_series(1, 600000) UNION ALL SELECT 1 FROM generate_series(1, 600000)",
-        ] {
-            assert_eq!(refusal("postgres", sql).as_deref(), Some(big), "{sql}");
-        }
-        for sql in [
-            "SELECT count(*) FROM generate_series(1, 1000) a, generate_series(1, 1000) b",
-            "SELECT count(*) FROM generate_series(1, 1000) a, customer c, customer d",
-            "WITH g AS (SELECT * FROM generate_series(1, 1000)) SELECT count(*) FROM g",
-            "SELECT 1 FROM generate_series(1, 500000) UNION ALL SELECT 1 FROM customer",
-        ] {
-            assert_eq!(refusal("postgres", sql), None, "{sql}");
-        }
-    }
-
-    #[test]
-    fn sizes_that_do_not_fold_are_refused() {
-        for sql in [
-            "SELECT repeat('x', customer_id) FROM customer",
-            "SELECT count(*) FROM generate_series(1, (SELECT max(customer_id) FROM customer))",
-            "SELECT lpad(first_name, customer_id) FROM customer",
-        ] {
-            assert_eq!(
-                refusal("postgres", sql).as_deref(),
-                Some("unbounded_generation"),
-                "{sql}"
-            );
-        }
-        assert_eq!(
-            refusal("sqlite", "SELECT randomblob(900000000)").as_deref(),
-            Some("generated_too_large")
-        );
-        assert_eq!(refusal("sqlite", "SELECT hex(randomblob(16))"), None);
-    }
-
-    #[test]
-    fn recursion_needs_a_bound() {
-        let unbounded = Some("unbounded_generation");
-        for sql in [
-            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
-            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n - 1 FROM r WHERE n < 10) \
-             SELECT count(*) FROM r",
-            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10 OR true) \
-             SELECT count(*) FROM r",
-            "WITH RECURSIVE r AS (SELECT customer_id FROM customer UNION ALL SELECT c.customer_id \
-             FROM customer c JOIN r ON c.customer_id = r.customer_id) SELECT count(*) FROM r",
-        ] {
-            assert_eq!(refusal("postgres", sql).as_deref(), unbounded, "{sql}");
-        }
-        assert_eq!(
-            refusal(
-                "postgres",
-                "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1e9) \
-                 SELECT count(*) FROM r"
-            )
-            .as_deref(),
-            Some("generated_too_large")
-        );
-        for sql in [
-            "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 10) \
-             SELECT n FROM t",
-            "WITH RECURSIVE t AS (SELECT 1 AS n UNION ALL SELECT t.n + 1 FROM t WHERE 100 > t.n) \
-             SELECT n FROM t",
-            "WITH RECURSIVE t(n) AS (SELECT min(customer_id) FROM customer UNION ALL \
-             SELECT n + 1 FROM t WHERE n < 20) SELECT n FROM t",
-            "WITH RECURSIVE d(x) AS (SELECT DATE '2024-01-01' UNION ALL \
-             SELECT x + 1 FROM d WHERE x < DATE '2024-12-31') SELECT x FROM d",
-            // Not recursive: no self-reference.
-            "WITH RECURSIVE a AS (SELECT 1 AS n) SELECT n FROM a",
-        ] {
-            assert_eq!(refusal("postgres", sql), None, "{sql}");
-        }
-        assert_eq!(
-            refusal(
-                "sqlite",
-                "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 100) \
-                 SELECT n FROM r"
-            ),
-            None
-        );
-        let open = crate::Guard::new(crate::Policy {
-            allow_unbounded_recursion: true,
-            ..crate::Policy::default()
-        })
-        .map(|g| {
-            g.check(
-                "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r",
-            )
-            .is_ok()
-        });
-        assert_eq!(open, Ok(true));
-    }
-
-    #[test]
-    fn stages_are_refused_in_every_position() {
-        for sql in [
-            "SELECT t.$1 FROM @my_stage (FILE_FORMAT => 'csv') t",
-            "SELECT $1 FROM @s/path/file.csv (FILE_FORMAT => 'csv')",
-            "SELECT $1 FROM @~ (PATTERN => '.*')",
-            "SELECT $1 FROM @my_stage",
-            "SELECT $1 FROM '@my_stage'",
-        ] {
-            assert_eq!(
-                refusal("snowflake", sql).as_deref(),
-                Some("table_not_allowed"),
-                "{sql}"
-            );
-        }
-    }
-
-    #[test]
-    fn mariadb_sequence_tables_count() {
-        assert_eq!(
-            refusal("mysql", "SELECT count(*) FROM seq_1_to_1000000000").as_deref(),
-            Some("generated_too_large")
-        );
-        assert_eq!(
-            refusal(
-                "mysql",
-                "SELECT count(*) FROM seq_1_to_1000 a, seq_1_to_1001 b"
-            )
-            .as_deref(),
-            Some("generated_too_large")
-        );
-        assert_eq!(refusal("mysql", "SELECT seq FROM seq_1_to_100"), None);
-    }
-
-    #[test]
-    fn set_operations_add_only_what_generates() {
-        assert_eq!(combined(1.0, 1.0), 1.0);
-        assert_eq!(combined(10.0, 1.0), 10.0);
-        assert_eq!(combined(1.0, 10.0), 10.0);
-        assert_eq!(combined(10.0, 20.0), 30.0);
-    }
-
-    #[test]
-    fn sequence_table_names_give_their_rows() {
-        assert_eq!(sequence_rows("seq_1_to_100").map(|r| r.0), Some(100.0));
-        assert_eq!(sequence_rows("SEQ_100_TO_1").map(|r| r.0), Some(100.0));
-        assert_eq!(
-            sequence_rows("seq_0_to_99_step_10").map(|r| r.0),
-            Some(10.0)
-        );
-        assert_eq!(
-            sequence_rows("seq_1_to_1000000000000").map(|r| r.0),
-            Some(1e12)
-        );
-        assert_eq!(
-            sequence_rows("seq_1_to_10_step_0").map(|r| r.0),
-            Some(f64::INFINITY)
-        );
-        assert_eq!(sequence_rows("sequence"), None);
-        assert_eq!(sequence_rows("seq_a_to_b"), None);
-    }
-}
+mod tests;

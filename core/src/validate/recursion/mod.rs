@@ -1,63 +1,211 @@
-//! The bound of a recursive CTE: a `LIMIT` on its query, or a `WHERE` in its recursive part
-//! that compares one of its columns (the counter) with a literal (`WHERE n < 100`, `n BETWEEN 1
-//! AND 100`, as a conjunct of the WHERE). When the anchor starts the counter at a literal and
-//! the recursive part steps it by a literal (`n + 1`), the iterations are counted (and a step
-//! that leads away from the bound is no bound); otherwise the bound is recognised but its count
-//! unknown.
+//! Whether a recursive CTE ends, and how much it builds: a termination proof, not a pattern.
+//!
+//! The CTE is `anchor UNION [ALL] step`, the step reading the CTE exactly once in its FROM. It
+//! ends when one of these holds:
+//! - **a counter** (`counter.rs`): a column the step moves by a literal (`n + 1`, `d - 7`,
+//!   `x + INTERVAL '1 day'`) and its WHERE stops in the direction it moves (`n < 100`), from a
+//!   literal start (or between two literals, whatever the start): at most K iterations;
+//! - **a walk over finite data**: under `UNION` (not `ALL`), a step whose every output is a
+//!   column or a literal as it is (no arithmetic, no call) can only produce rows made of values
+//!   that already exist, so deduplication ends it (a hierarchy walk);
+//! - **a `LIMIT` on the CTE's query**, in SQLite, which stops the recursion there (documented;
+//!   PostgreSQL, MariaDB and DuckDB refuse such a LIMIT).
+//!
+//! Its rows are the anchor's times the chain: each step multiplies by what else the step reads
+//! that generates (`r CROSS JOIN (VALUES (1), (2))` doubles every step: 2^K), and the values a
+//! step grows (`s || 'x'` adds, `s || s` doubles) are bounded at the last step (`growth.rs`).
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, LimitClause, Query, Select, SelectItem, SetExpr, SetOperator, TableFactor,
+    Expr, LimitClause, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableFactor,
 };
 
-use crate::bounds::{instant, number, span_rows};
+use crate::bounds::number;
 use crate::dialect::Dialect;
 use crate::names::fold_ident;
 
-/// How many iterations `query`, the definition of the recursive CTE `name` (its alias columns
-/// `columns`, when given), can run: `Some(1.0)` when bounded but not counted, `None` without a
-/// recognisable bound.
-pub(super) fn bound(
+mod counter;
+mod growth;
+
+/// What the walker counted for the CTE's two sides: the anchor's generated rows and the rows
+/// the step's other sources generate per row it reads (1 when none generates).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Sides {
+    /// Rows of the anchor.
+    pub(super) anchor: f64,
+    /// Rows each step multiplies by.
+    pub(super) step: f64,
+}
+
+/// The verdict on one recursive CTE.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Outcome {
+    /// It ends: at most `rows` rows in all, and no value it grows passes `bytes` (0 when none
+    /// grows; `f64::INFINITY` when a grown value's size is not known).
+    Ends {
+        /// Rows of the CTE.
+        rows: f64,
+        /// The largest value a step grows.
+        bytes: f64,
+    },
+    /// No proof that it ends: why, in the words of the refusal.
+    Unproven(&'static str),
+}
+
+/// The CTE's parts: the rightmost operand of its top `UNION` is the recursive step, the rest the
+/// anchor (one SELECT, VALUES, or several under UNION).
+struct Shape<'q> {
+    anchor: &'q SetExpr,
+    step: &'q Select,
+    /// `UNION` without `ALL`: the engine drops duplicate rows, which ends a walk over finite data.
+    distinct: bool,
+    /// The CTE's output names, in order.
+    columns: Vec<String>,
+    /// The names the step reads the CTE by (its name, and its alias there).
+    names: Vec<String>,
+    /// True when the CTE is the step's only FROM item (an unqualified column is then its own).
+    alone: bool,
+}
+
+/// Proves that the recursive CTE `name` (its column list `columns`, when given) defined by
+/// `query` ends, and bounds what it builds; `self_reads` is how many times its definition reads
+/// it (the walker counted), `sides` the generated rows of its anchor and step.
+pub(super) fn prove(
     query: &Query,
     name: &str,
     columns: Option<&[String]>,
+    self_reads: usize,
+    sides: Sides,
     dialect: Dialect,
-) -> Option<f64> {
-    if let Some(limit) = literal_limit(query) {
-        return Some(limit);
+) -> Outcome {
+    let limit = literal_limit(query).filter(|_| limit_stops_recursion(dialect));
+    let shape = match shape(query, name, columns, dialect) {
+        Ok(shape) => shape,
+        Err(why) => {
+            return match limit {
+                Some(rows) => Outcome::Ends { rows, bytes: 0.0 },
+                None => Outcome::Unproven(why),
+            }
+        }
+    };
+    if self_reads != 1 || reads_in_from(&shape, dialect) != 1 {
+        return Outcome::Unproven(
+            "its recursive part reads it more than once, or inside a nested query",
+        );
     }
-    let SetExpr::SetOperation {
-        op: SetOperator::Union,
-        left,
-        right,
-        ..
-    } = query.body.as_ref()
-    else {
-        return None;
+    let k = match counter::iterations(&shape, dialect) {
+        Ok(k) => k,
+        Err(_) if shape.distinct && walks_finite_data(&shape, dialect) => {
+            return finite_walk(&shape, sides)
+        }
+        Err(why) => match limit {
+            Some(rows) => rows,
+            None => return Outcome::Unproven(why),
+        },
     };
-    let (SetExpr::Select(anchor), SetExpr::Select(step)) = (left.as_ref(), right.as_ref()) else {
-        return None;
-    };
-    let columns: Vec<String> = match columns {
-        Some(c) => c.to_vec(),
-        None => output_names(anchor, dialect),
-    };
-    let names = reference_names(step, name, dialect);
-    let condition = step.selection.as_ref()?;
-    conjuncts(condition)
-        .into_iter()
-        .filter_map(|c| comparison(c, &columns, &names, dialect))
-        .find_map(|(index, limit, upward)| iterations(anchor, step, index, limit, upward))
+    let k = limit.map_or(k, |l| k.min(l));
+    let rows = sides.anchor.max(1.0) * chain(sides.step.max(1.0), k);
+    let rows = limit.map_or(rows, |l| rows.min(l));
+    match growth::largest(&shape, k, dialect) {
+        Ok(bytes) => Outcome::Ends { rows, bytes },
+        Err(why) => Outcome::Unproven(why),
+    }
+}
+
+/// A walk over finite data ends by deduplication; every row is made of values that exist and
+/// nothing grows. Its rows are bounded by the values each column can take, of which only the
+/// generated ones count (a table's rows are the data's).
+fn finite_walk(shape: &Shape<'_>, sides: Sides) -> Outcome {
+    let values = sides.anchor.max(1.0) + sides.step.max(1.0) - 1.0;
+    let columns = i32::try_from(shape.columns.len()).unwrap_or(i32::MAX);
+    Outcome::Ends {
+        rows: values.powi(columns),
+        bytes: 0.0,
+    }
+}
+
+/// Rows of one anchor row's chain over `k` iterations when each multiplies by `m`:
+/// 1 + m + m^2 + ... + m^(k-1).
+fn chain(m: f64, k: f64) -> f64 {
+    if m <= 1.0 {
+        k.max(1.0)
+    } else {
+        (m.powf(k) - 1.0) / (m - 1.0)
+    }
+}
+
+/// SQLite stops a recursive CTE at the LIMIT of its own query ("the recursion stops when the
+/// LIMIT is reached", sqlite.org/lang_with.html). PostgreSQL ("LIMIT in a recursive query is
+/// not implemented"), MariaDB ("doesn't yet support 'global ORDER_BY/LIMIT in recursive CTE
+/// spec'") and DuckDB refuse it; MySQL 8 would stop, but one dialect serves both.
+fn limit_stops_recursion(dialect: Dialect) -> bool {
+    dialect == Dialect::Sqlite
 }
 
 /// `LIMIT n` (or MySQL's `LIMIT o, n`) on the CTE's query, when `n` is a literal.
 fn literal_limit(query: &Query) -> Option<f64> {
-    match query.limit_clause.as_ref()? {
+    let limit = match query.limit_clause.as_ref()? {
         LimitClause::LimitOffset { limit, .. } => number(limit.as_ref()?),
         LimitClause::OffsetCommaLimit { limit, .. } => number(limit),
+    }?;
+    (limit >= 0.0).then_some(limit)
+}
+
+/// Splits the CTE into anchor and step.
+fn shape<'q>(
+    query: &'q Query,
+    name: &str,
+    columns: Option<&[String]>,
+    dialect: Dialect,
+) -> Result<Shape<'q>, &'static str> {
+    let SetExpr::SetOperation {
+        op: SetOperator::Union,
+        set_quantifier,
+        left,
+        right,
+    } = query.body.as_ref()
+    else {
+        return Err("its query is not `anchor UNION [ALL] recursive part`");
+    };
+    let SetExpr::Select(step) = right.as_ref() else {
+        return Err("its recursive part is not a plain SELECT");
+    };
+    let distinct = matches!(
+        set_quantifier,
+        SetQuantifier::None
+            | SetQuantifier::Distinct
+            | SetQuantifier::DistinctByName
+            | SetQuantifier::ByName
+    );
+    let columns = match columns {
+        Some(c) => c.to_vec(),
+        None => output_names(
+            first_select(left).ok_or("its anchor names no columns")?,
+            dialect,
+        ),
+    };
+    let names = reference_names(step, name, dialect);
+    let alone = step.from.len() == 1 && step.from.iter().all(|t| t.joins.is_empty());
+    Ok(Shape {
+        anchor: left,
+        step,
+        distinct,
+        columns,
+        names,
+        alone,
+    })
+}
+
+/// The first SELECT of an anchor (its output names are the CTE's).
+fn first_select(anchor: &SetExpr) -> Option<&Select> {
+    match anchor {
+        SetExpr::Select(s) => Some(s),
+        SetExpr::SetOperation { left, .. } => first_select(left),
+        SetExpr::Query(q) => first_select(&q.body),
+        _ => None,
     }
 }
 
-/// The output names of the anchor (folded; empty for an expression without alias).
+/// The output names of a SELECT (folded; empty for an expression without alias).
 fn output_names(select: &Select, dialect: Dialect) -> Vec<String> {
     select
         .projection
@@ -73,23 +221,29 @@ fn output_names(select: &Select, dialect: Dialect) -> Vec<String> {
         .collect()
 }
 
+/// The step's FROM items, joins included.
+fn from_items(step: &Select) -> impl Iterator<Item = &TableFactor> {
+    step.from
+        .iter()
+        .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)))
+}
+
+/// True when a FROM item is the CTE itself (`name`, with or without an alias).
+fn is_self(factor: &TableFactor, name: &str, dialect: Dialect) -> bool {
+    matches!(factor, TableFactor::Table { name: table, .. }
+        if matches!(table.0.as_slice(), [p]
+            if p.as_ident().is_some_and(|i| fold_ident(i, dialect) == name)))
+}
+
 /// The names the recursive part reads the CTE by: its name and the aliases it gives it.
 fn reference_names(step: &Select, name: &str, dialect: Dialect) -> Vec<String> {
     let mut names = vec![name.to_string()];
-    let factors = step
-        .from
-        .iter()
-        .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
-    for factor in factors {
+    for factor in from_items(step) {
         if let TableFactor::Table {
-            name: table,
-            alias: Some(alias),
-            ..
+            alias: Some(alias), ..
         } = factor
         {
-            let is_cte = matches!(table.0.as_slice(), [p]
-                if p.as_ident().is_some_and(|i| fold_ident(i, dialect) == name));
-            if is_cte {
+            if is_self(factor, name, dialect) {
                 names.push(fold_ident(&alias.name, dialect));
             }
         }
@@ -97,124 +251,58 @@ fn reference_names(step: &Select, name: &str, dialect: Dialect) -> Vec<String> {
     names
 }
 
-/// The conjuncts of a WHERE (`a AND (b AND c)`: a, b, c).
-fn conjuncts(expr: &Expr) -> Vec<&Expr> {
-    match expr {
-        Expr::BinaryOp {
-            left,
-            op: BinaryOperator::And,
-            right,
-        } => {
-            let mut all = conjuncts(left);
-            all.extend(conjuncts(right));
-            all
-        }
-        Expr::Nested(inner) => conjuncts(inner),
-        other => vec![other],
+/// How many FROM items of the step are the CTE.
+fn reads_in_from(shape: &Shape<'_>, dialect: Dialect) -> usize {
+    from_items(shape.step)
+        .filter(|f| is_self(f, &shape.names[0], dialect))
+        .count()
+}
+
+/// A step that makes no new value: its outputs are columns or literals as they are, and what it
+/// reads besides the CTE are tables (a function or a LATERAL subquery in its FROM could compute
+/// from the CTE's row, a column of it a new value each step).
+fn walks_finite_data(shape: &Shape<'_>, dialect: Dialect) -> bool {
+    let plain = shape.step.projection.iter().all(|item| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => as_is(e),
+        _ => false,
+    });
+    plain && from_items(shape.step).all(|f| is_self(f, &shape.names[0], dialect) || is_data(f))
+}
+
+/// A FROM item whose rows cannot depend on the CTE's row: a table (no arguments) or a subquery
+/// that is not LATERAL.
+pub(super) fn is_data(factor: &TableFactor) -> bool {
+    match factor {
+        TableFactor::Table { args: None, .. } => true,
+        TableFactor::Derived { lateral, .. } => !lateral,
+        _ => false,
     }
 }
 
-/// `counter < literal` (either way round, or BETWEEN): the counter's position among the CTE's
-/// columns, the literal when it is a number (else NaN), and whether the bound is above.
-fn comparison(
-    expr: &Expr,
-    columns: &[String],
-    names: &[String],
-    dialect: Dialect,
-) -> Option<(usize, f64, bool)> {
-    let counter = |e: &Expr| column_index(e, columns, names, dialect);
-    let value = |e: &Expr| literal(e);
+/// A column or a literal, nothing computed.
+fn as_is(expr: &Expr) -> bool {
     match expr {
-        Expr::BinaryOp { left, op, right } => {
-            let upward = match op {
-                BinaryOperator::Lt | BinaryOperator::LtEq => true,
-                BinaryOperator::Gt | BinaryOperator::GtEq => false,
-                _ => return None,
-            };
-            if let (Some(i), Some(v)) = (counter(left), value(right)) {
-                Some((i, v, upward))
-            } else {
-                Some((counter(right)?, value(left)?, !upward))
-            }
-        }
-        Expr::Between {
-            expr,
-            negated: false,
-            low,
-            high,
-        } => {
-            let i = counter(expr)?;
-            value(low)?;
-            Some((i, value(high)?, true))
-        }
-        _ => None,
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_) => true,
+        Expr::Nested(inner) => as_is(inner),
+        _ => false,
     }
 }
 
-/// A literal the bound compares with: a number, or NaN for a date or string literal.
-fn literal(expr: &Expr) -> Option<f64> {
-    number(expr).or_else(|| instant(expr).map(|_| f64::NAN))
-}
-
-/// The position of a CTE column read as `c` or `cte.c`.
-fn column_index(
-    expr: &Expr,
-    columns: &[String],
-    names: &[String],
-    dialect: Dialect,
-) -> Option<usize> {
+/// The position of a CTE column read as `c` (when the CTE is the step's only FROM item) or as
+/// `cte.c`.
+fn column_index(expr: &Expr, shape: &Shape<'_>, dialect: Dialect) -> Option<usize> {
     let column = match expr {
-        Expr::Identifier(i) => i,
+        Expr::Identifier(i) if shape.alone => i,
         Expr::CompoundIdentifier(v) => match v.as_slice() {
-            [q, c] if names.contains(&fold_ident(q, dialect)) => c,
+            [q, c] if shape.names.contains(&fold_ident(q, dialect)) => c,
             _ => return None,
         },
-        Expr::Nested(inner) => return column_index(inner, columns, names, dialect),
+        Expr::Nested(inner) => return column_index(inner, shape, dialect),
         _ => return None,
     };
     let folded = fold_ident(column, dialect);
-    columns.iter().position(|c| *c == folded)
+    shape.columns.iter().position(|c| *c == folded)
 }
 
-/// The iterations from the anchor's literal start to `limit` by the recursive part's literal
-/// step, when both are literals; a step away from the bound (or none) is no bound.
-fn iterations(
-    anchor: &Select,
-    step: &Select,
-    index: usize,
-    limit: f64,
-    upward: bool,
-) -> Option<f64> {
-    let item = |s: &Select| match s.projection.get(index)? {
-        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e.clone()),
-        _ => None,
-    };
-    let Some(next) = item(step) else {
-        return Some(1.0);
-    };
-    let Some(by) = literal_step(&next) else {
-        // Not `counter ± literal`: a bound, of unknown count.
-        return Some(1.0);
-    };
-    if (upward && by <= 0.0) || (!upward && by >= 0.0) {
-        return None;
-    }
-    match item(anchor).as_ref().and_then(number) {
-        Some(start) if !limit.is_nan() => Some(span_rows(start, limit, by)),
-        _ => Some(1.0),
-    }
-}
-
-/// `c + k`, `k + c` or `c - k` with a literal `k`: the signed step.
-fn literal_step(expr: &Expr) -> Option<f64> {
-    let Expr::BinaryOp { left, op, right } = expr else {
-        return None;
-    };
-    let is_column = |e: &Expr| matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_));
-    match op {
-        BinaryOperator::Plus if is_column(left) => number(right),
-        BinaryOperator::Plus if is_column(right) => number(left),
-        BinaryOperator::Minus if is_column(left) => number(right).map(|k| -k),
-        _ => None,
-    }
-}
+#[cfg(test)]
+mod tests;
