@@ -22,6 +22,9 @@ else
 fi
 log="$tmp/test.log"
 status=0
+# Under CI the servers are installed: the engine suite may skip none of them.
+strict="${CI:-}"
+if [ "$strict" = "true" ]; then export SQLGATE_ENGINES_REQUIRED=1; fi
 (cd "$tmp/empty/sqlgate" && env -u CI -u SQLGATE_CORPUS -u SQLGATE_TEST_FULL bash scripts/test.sh "$@") 2>&1 \
   | tee "$log" || status=$?
 if [ "$status" -ne 0 ]; then
@@ -31,5 +34,16 @@ fi
 if ! grep -q "skipped  corpus tests: no corpus at $tmp/empty/shared/corpus" "$log"; then
   echo "fresh-clone: the summary does not report the corpus tests as skipped" >&2
   exit 1
+fi
+# Under CI only what needs more than the clone may be skipped: the corpora, DuckDB's backend and
+# the install paths (--full), never a server or a suite.
+if [ "$strict" = "true" ]; then
+  unexpected=$(grep "^  skipped  " "$log" | grep -v -e "skipped  corpus tests:" \
+    -e "skipped  DuckDB backend of sqlgate-mcp:" -e "skipped  install paths:" || true)
+  if [ -n "$unexpected" ]; then
+    echo "fresh-clone: skipped on CI, where everything is installed:" >&2
+    echo "$unexpected" >&2
+    exit 1
+  fi
 fi
 echo "fresh-clone: the README's test command passed on a fresh clone with nothing beside it"

@@ -15,6 +15,8 @@
 #   install-paths    scripts/install-test.sh: the release artifacts (built in the background, dist
 #                    profile) installed without Rust; --full only
 #   engines          tests/engines/run.sh: approved vectors on PostgreSQL, MariaDB, SQLite, DuckDB
+#   rust-full        (only by name) scripts/rust-full-tests.sh: the Rust tests --full changes
+#                    (the corpora's, the DuckDB backend's), for a run that ran the rest (CI)
 #
 # Starts a throwaway PostgreSQL and a throwaway MariaDB (loopback, temporary directories) loaded
 # with the repository's Chinook (tests/fixtures/chinook) when a selected part uses them, and stops
@@ -29,6 +31,7 @@ root=$(pwd)
 . scripts/stages.sh
 
 all_parts="rust bindings-python bindings-node mcp-server install-paths engines"
+by_name="rust-full"
 full=0
 only=""
 while [ $# -gt 0 ]; do
@@ -36,7 +39,7 @@ while [ $# -gt 0 ]; do
     --full) full=1 ;;
     --only) only="${2:-}"; shift ;;
     --only=*) only="${1#--only=}" ;;
-    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -44,9 +47,9 @@ done
 if [ "${SQLGATE_TEST_FULL:-0}" = "1" ]; then full=1; fi
 selected=" "
 for part in ${only//,/ }; do
-  case " $all_parts " in
+  case " $all_parts $by_name " in
     *" $part "*) selected+="$part " ;;
-    *) echo "test.sh: unknown part '$part' (parts: $all_parts)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown part '$part' (parts: $all_parts $by_name)" >&2; exit 2 ;;
   esac
 done
 [ "$selected" = " " ] && selected=" $all_parts "
@@ -116,7 +119,7 @@ if wants install-paths && [ "$full" = 1 ]; then
 fi
 
 # The databases, for the parts that use them.
-if wants rust || wants mcp-server || wants engines; then
+if wants rust || wants rust-full || wants mcp-server || wants engines; then
   pg_bin=""
   if command -v pg_config >/dev/null 2>&1; then pg_bin=$(pg_config --bindir); fi
   if [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ]; then
@@ -143,10 +146,10 @@ if wants rust || wants mcp-server || wants engines; then
   fi
 fi
 
+if (wants rust || wants rust-full) && [ ! -d "$SQLGATE_CORPUS" ]; then
+  skip "corpus tests" "no corpus at $SQLGATE_CORPUS (set SQLGATE_CORPUS); the repository's Chinook ran"
+fi
 if wants rust; then
-  if [ ! -d "$SQLGATE_CORPUS" ]; then
-    skip "corpus tests" "no corpus at $SQLGATE_CORPUS (set SQLGATE_CORPUS); the repository's Chinook ran"
-  fi
   if [ "$full" = 1 ]; then
     # One feature set for the whole workspace, the one .ci/run lints with: nothing compiles twice.
     part "rust: cargo test --workspace --features sqlgate-mcp/duckdb" \
@@ -155,6 +158,9 @@ if wants rust; then
     skip "DuckDB backend of sqlgate-mcp" "--full compiles DuckDB's C++ (the engines part still runs DuckDB)"
     part "rust: cargo test --workspace" cargo test --workspace --no-fail-fast
   fi
+fi
+if wants rust-full; then
+  part "rust-full: the corpora's and DuckDB's Rust tests" bash scripts/rust-full-tests.sh
 fi
 # The MCP interop tests start the binary the Rust tests built (mcp-server/ci.sh builds one if not).
 if wants rust; then
