@@ -110,6 +110,26 @@ fn usage_and_policy_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A policy file that parses but does not compile (a pattern with an empty part): the message
+/// names the file and the field, from `check` and from `serve`.
+#[test]
+fn a_policy_that_does_not_compile_names_its_file_and_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let policy = dir.path().join("team.json");
+    std::fs::write(&policy, r#"{"columns": {"deny": ["customers..email"]}}"#).expect("write");
+    let p = policy.to_str().expect("utf-8");
+    for args in [
+        vec!["check", "--policy", p, "SELECT 1"],
+        vec!["serve", "--demo", "--policy", p],
+    ] {
+        let out = run(&args, Some(""));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(p), "{args:?}: no file name in {stderr}");
+        assert!(stderr.contains("columns.deny[0]"), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn policy_files_json_and_toml_with_flag_override() {
     let dir = tempfile::tempdir().expect("tempdir");

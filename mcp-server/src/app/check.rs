@@ -35,7 +35,10 @@ pub fn run_check(args: &CheckArgs) -> i32 {
 
 fn try_check(args: &CheckArgs) -> Result<i32, ConfigError> {
     let policy = config::policy_for_check(&args.policy)?;
-    let guard = Guard::new(policy.clone()).map_err(|e| ConfigError(e.to_string()))?;
+    let guard = Guard::new(policy.clone()).map_err(|e| match &args.policy.policy {
+        Some(path) => ConfigError(format!("{}: {e}", path.display())),
+        None => ConfigError(e.to_string()),
+    })?;
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     if args.jsonl {

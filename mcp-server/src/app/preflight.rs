@@ -82,7 +82,11 @@ pub fn preflight(cfg: &ServeConfig) -> Result<(), String> {
     }
     let server = server_policy_offline(cfg)?;
     if cfg.principals.is_empty() {
-        return check_vars(&server, &cfg.vars, "the server's policy");
+        let who = match &cfg.policy_path {
+            Some(path) => format!("the server's policy ({})", path.display()),
+            None => "the server's policy".to_string(),
+        };
+        return check_vars(&server, &cfg.vars, &who);
     }
     for p in &cfg.principals {
         principal_policy(&server, p)?;

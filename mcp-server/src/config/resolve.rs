@@ -38,6 +38,8 @@ pub struct ServeConfig {
     pub source: Source,
     /// The policy from file/flags; `None` means the backend's default (dialect of the backend).
     pub policy: Option<Policy>,
+    /// The file `policy` was read from (`--policy`, or the config's `policy_file`), for messages.
+    pub policy_path: Option<PathBuf>,
     /// Flags that override the policy (applied after the backend picks its default policy).
     pub policy_args: PolicyArgs,
     /// Row cap from the settings file.
@@ -114,6 +116,7 @@ pub fn parse_source(url: &str) -> Result<Source, ConfigError> {
 pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
     let (file, base_dir) = read_file_config(args.config.as_deref())?;
     let source = resolve_source(args, &file)?;
+    let policy_path = policy_path(args, &file, &base_dir);
     let policy = resolve_policy(args, &file, &base_dir)?;
     let statement_timeout = args
         .statement_timeout
@@ -149,6 +152,7 @@ pub fn resolve_serve(args: &ServeArgs) -> Result<ServeConfig, ConfigError> {
         quota: file.quota.unwrap_or_default(),
         source,
         policy,
+        policy_path,
         policy_args: args.policy.clone(),
         file_max_rows: file.max_rows,
         statement_timeout,
@@ -321,6 +325,14 @@ fn resolve_policy(
     } else {
         Ok(file.policy.clone())
     }
+}
+
+/// The file the policy comes from, in the order of [`resolve_policy`].
+fn policy_path(args: &ServeArgs, file: &FileConfig, base_dir: &Path) -> Option<PathBuf> {
+    args.policy
+        .policy
+        .clone()
+        .or_else(|| file.policy_file.as_ref().map(|p| base_dir.join(p)))
 }
 
 /// How long `run_mutation` waits for an approval, and the variable holding its sealing key.
