@@ -27,9 +27,20 @@ pub(super) struct Generated {
     recursive: Vec<String>,
     /// References to those seen so far.
     recursive_refs: usize,
-    /// The rows of each side of the set operations walked (keyed by the operation's address),
-    /// for the recursive CTE whose body one of them is.
-    sides: Vec<(usize, Sides)>,
+    /// Each set operation walked, in the order they ended: read back by the operation it is a
+    /// side of, and by the recursive CTE whose body it is.
+    set_operations: Vec<SetOperationRows>,
+}
+
+/// What the walk counted for one set operation.
+#[derive(Debug, Clone, Copy)]
+struct SetOperationRows {
+    /// The operation's identity while the walk holds the tree (its address).
+    at: usize,
+    /// The generated rows of its left and right sides.
+    sides: Sides,
+    /// Its rows when every part of it is written out (see [`Walker::written_rows`]).
+    written: Option<f64>,
 }
 
 impl Default for Generated {
@@ -40,7 +51,7 @@ impl Default for Generated {
             ctes: Vec::new(),
             recursive: Vec::new(),
             recursive_refs: 0,
-            sides: Vec::new(),
+            set_operations: Vec::new(),
         }
     }
 }
@@ -148,25 +159,53 @@ impl Walker<'_, '_> {
         location: Option<Location>,
     ) -> Result<(), GuardError> {
         let right = std::mem::replace(&mut self.generated.rows, before);
-        if !self.generated.recursive.is_empty() {
-            let sides = Sides {
-                anchor: left,
-                step: right,
-            };
-            self.generated.sides.push((address(body), sides));
-        }
         // Rows written out (`SELECT 1 UNION ALL SELECT 2`) add up like generated ones.
         let written = match body {
             SetExpr::SetOperation {
                 left: l, right: r, ..
-            } => written_rows(l).zip(written_rows(r)),
+            } => self.written_rows(l).zip(self.written_rows(r)),
             _ => None,
         };
+        self.generated.set_operations.push(SetOperationRows {
+            at: address(body),
+            sides: Sides {
+                anchor: left,
+                step: right,
+            },
+            written: written.map(|(l, r)| l + r),
+        });
         let rows = match written {
             Some((l, r)) => left.max(l) + right.max(r),
             None => combined(left, right),
         };
         self.generate_rows(rows, "a set operation", location)
+    }
+
+    /// The rows of a side of a set operation made only of rows written out: a SELECT without
+    /// FROM (one row), VALUES (its rows), and set operations of them (at most their sum, read
+    /// from what the walk recorded when each ended, so that a long chain of UNIONs is not
+    /// walked again at every level). `None` when any part reads a table or a generator, whose
+    /// rows the walker counts instead.
+    fn written_rows(&self, side: &SetExpr) -> Option<f64> {
+        match side {
+            SetExpr::Select(select) if select.from.is_empty() => Some(1.0),
+            SetExpr::Values(values) => Some(values.rows.len() as f64),
+            SetExpr::SetOperation { .. } => self.set_operation(side)?.written,
+            SetExpr::Query(query) if query.with.is_none() => self.written_rows(&query.body),
+            _ => None,
+        }
+    }
+
+    /// What the walk recorded for the set operation `body` (the latest first: an operation's
+    /// sides end just before it).
+    fn set_operation(&self, body: &SetExpr) -> Option<SetOperationRows> {
+        let at = address(body);
+        self.generated
+            .set_operations
+            .iter()
+            .rev()
+            .find(|o| o.at == at)
+            .copied()
     }
 
     /// A reference to the CTE `name`: the rows it generates; a reference to a recursive CTE
@@ -220,7 +259,7 @@ impl Walker<'_, '_> {
     ) -> Result<Option<Vec<String>>, GuardError> {
         let outer = self.generated.rows;
         let refs = self.generated.recursive_refs;
-        let sides_before = self.generated.sides.len();
+        let recorded = self.generated.set_operations.len();
         if recursive {
             self.generated.recursive.push(name.to_string());
         }
@@ -228,14 +267,8 @@ impl Walker<'_, '_> {
         if recursive {
             self.generated.recursive.pop();
         }
-        let sides = self
-            .generated
-            .sides
-            .iter()
-            .rev()
-            .find(|(at, _)| *at == address(&query.body))
-            .map(|(_, s)| *s);
-        self.generated.sides.truncate(sides_before);
+        let sides = self.set_operation(&query.body).map(|o| o.sides);
+        self.generated.set_operations.truncate(recorded);
         let columns = columns?;
         self.generated.rows = outer;
         let mut rows = self.generated.last;
@@ -276,21 +309,6 @@ impl Walker<'_, '_> {
             self.generated.ctes.push((name.to_string(), rows));
         }
         Ok(columns)
-    }
-}
-
-/// The rows of a query body made only of rows written out: a SELECT without FROM (one row),
-/// VALUES (its rows), and set operations of them (at most their sum). `None` when any part
-/// reads a table or a generator, whose rows the walker counts instead.
-fn written_rows(body: &SetExpr) -> Option<f64> {
-    match body {
-        SetExpr::Select(select) if select.from.is_empty() => Some(1.0),
-        SetExpr::Values(values) => Some(values.rows.len() as f64),
-        SetExpr::SetOperation { left, right, .. } => {
-            Some(written_rows(left)? + written_rows(right)?)
-        }
-        SetExpr::Query(query) if query.with.is_none() => written_rows(&query.body),
-        _ => None,
     }
 }
 
