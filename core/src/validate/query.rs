@@ -170,7 +170,7 @@ impl Walker<'_, '_> {
 }
 
 /// Output names of a projection, or `None` when a wildcard makes them unknown.
-fn output_columns(projection: &[SelectItem], dialect: Dialect) -> Option<Vec<String>> {
+pub(super) fn output_columns(projection: &[SelectItem], dialect: Dialect) -> Option<Vec<String>> {
     projection
         .iter()
         .map(|item| match item {

@@ -5,9 +5,9 @@
 //! else the step joins. The start is the anchor's literal (every anchor row's); a counter bounded
 //! on both sides (`n BETWEEN 1 AND 100`) needs none.
 
-use sqlparser::ast::{BinaryOperator, Expr, SelectItem, SetExpr};
+use sqlparser::ast::{BinaryOperator, Expr, SetExpr};
 
-use super::{column_index, Shape};
+use super::{column_index, item_expr, Shape};
 use crate::bounds::{instant, interval, number, span_rows};
 use crate::dialect::Dialect;
 
@@ -56,10 +56,12 @@ fn counted(
     index: usize,
     dialect: Dialect,
 ) -> Result<f64, &'static str> {
-    let next = match shape.step.projection.get(index) {
-        Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) => e,
-        _ => return Err("its recursive part's columns do not line up with the counter"),
-    };
+    let next = shape
+        .step
+        .projection
+        .get(index)
+        .and_then(item_expr)
+        .ok_or("its recursive part's columns do not line up with the counter")?;
     let step = step_of(next, index, shape, dialect).ok_or(
         "the counter it compares is not moved by a literal step (`n + 1`) in its recursive part",
     )?;
@@ -197,12 +199,7 @@ fn step_of(expr: &Expr, index: usize, shape: &Shape<'_>, dialect: Dialect) -> Op
 /// The counter's start in every row of the anchor, when each is a literal.
 fn starts(anchor: &SetExpr, index: usize) -> Option<Vec<f64>> {
     match anchor {
-        SetExpr::Select(select) => match select.projection.get(index)? {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                Some(vec![literal(e)?])
-            }
-            _ => None,
-        },
+        SetExpr::Select(select) => Some(vec![literal(item_expr(select.projection.get(index)?)?)?]),
         SetExpr::Values(values) => values
             .rows
             .iter()

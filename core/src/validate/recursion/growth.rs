@@ -10,10 +10,10 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{
     visit_expressions, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
-    SelectItem, SetExpr, TableFactor, Value,
+    SetExpr, TableFactor, Value,
 };
 
-use super::{from_items, is_data, Shape};
+use super::{from_items, is_data, item_expr, Shape};
 use crate::bounds::{number, AMPLIFY};
 use crate::dialect::Dialect;
 use crate::names::fold_ident;
@@ -86,12 +86,8 @@ pub(super) fn largest(shape: &Shape<'_>, k: f64, dialect: Dialect) -> Result<f64
     // What the steps add to a value that copies the previous row (`A`), the most copies one
     // makes (`R`), and the widest value that copies nothing (it does not grow).
     let (mut added, mut copies, mut flat) = (0.0_f64, 0.0_f64, 0.0_f64);
-    for item in &shape.step.projection {
-        let expr = match item {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
-            // `*` copies each column as it is.
-            _ => continue,
-        };
+    // `*` copies each column as it is: only expressions can grow.
+    for expr in shape.step.projection.iter().filter_map(item_expr) {
         let size = reader.size(expr)?;
         if size.copies > 0.0 {
             added = added.max(size.fixed);
@@ -318,19 +314,11 @@ fn data_qualifiers(shape: &Shape<'_>, dialect: Dialect) -> Vec<String> {
 /// reads data (a column, whose size is not known).
 fn anchor_start(anchor: &SetExpr, reader: &Reader<'_>) -> (f64, bool) {
     let exprs: Vec<&Expr> = match anchor {
-        SetExpr::Select(s) => {
-            let mut exprs = Vec::new();
-            for item in &s.projection {
-                match item {
-                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                        exprs.push(e)
-                    }
-                    // `*`: columns of data.
-                    _ => return (0.0, true),
-                }
-            }
-            exprs
-        }
+        // `*`: columns of data.
+        SetExpr::Select(s) => match s.projection.iter().map(item_expr).collect() {
+            Some(exprs) => exprs,
+            None => return (0.0, true),
+        },
         SetExpr::Values(v) => v.rows.iter().flat_map(|r| r.content.iter()).collect(),
         SetExpr::SetOperation { left, right, .. } => {
             let (a, da) = anchor_start(left, reader);

@@ -19,6 +19,7 @@ use sqlparser::ast::{
     Expr, LimitClause, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableFactor,
 };
 
+use super::query::output_columns;
 use crate::bounds::number;
 use crate::dialect::Dialect;
 use crate::names::fold_ident;
@@ -40,7 +41,7 @@ pub(super) struct Sides {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Outcome {
     /// It ends: at most `rows` rows in all, and no value it grows passes `bytes` (0 when none
-    /// grows; `f64::INFINITY` when a grown value's size is not known).
+    /// grows).
     Ends {
         /// Rows of the CTE.
         rows: f64,
@@ -205,20 +206,19 @@ fn first_select(anchor: &SetExpr) -> Option<&Select> {
     }
 }
 
-/// The output names of a SELECT (folded; empty for an expression without alias).
+/// The output names of the anchor's SELECT (folded; empty for an expression without alias,
+/// and for every item when a wildcard makes them unknown).
 fn output_names(select: &Select, dialect: Dialect) -> Vec<String> {
-    select
-        .projection
-        .iter()
-        .map(|item| match item {
-            SelectItem::ExprWithAlias { alias, .. } => fold_ident(alias, dialect),
-            SelectItem::UnnamedExpr(Expr::Identifier(i)) => fold_ident(i, dialect),
-            SelectItem::UnnamedExpr(Expr::CompoundIdentifier(v)) => {
-                v.last().map(|i| fold_ident(i, dialect)).unwrap_or_default()
-            }
-            _ => String::new(),
-        })
-        .collect()
+    output_columns(&select.projection, dialect)
+        .unwrap_or_else(|| vec![String::new(); select.projection.len()])
+}
+
+/// The expression of a select-list item (`e` or `e AS a`); `None` for a wildcard.
+fn item_expr(item: &SelectItem) -> Option<&Expr> {
+    match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+        _ => None,
+    }
 }
 
 /// The step's FROM items, joins included.
@@ -262,10 +262,11 @@ fn reads_in_from(shape: &Shape<'_>, dialect: Dialect) -> usize {
 /// reads besides the CTE are tables (a function or a LATERAL subquery in its FROM could compute
 /// from the CTE's row, a column of it a new value each step).
 fn walks_finite_data(shape: &Shape<'_>, dialect: Dialect) -> bool {
-    let plain = shape.step.projection.iter().all(|item| match item {
-        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => as_is(e),
-        _ => false,
-    });
+    let plain = shape
+        .step
+        .projection
+        .iter()
+        .all(|item| item_expr(item).is_some_and(as_is));
     plain && from_items(shape.step).all(|f| is_self(f, &shape.names[0], dialect) || is_data(f))
 }
 
