@@ -79,14 +79,10 @@ pub(super) fn prove(
     dialect: Dialect,
 ) -> Outcome {
     let limit = literal_limit(query).filter(|_| limit_stops_recursion(dialect));
+    // A LIMIT caps the rows, not what each grows: an unreadable shape stays unproven.
     let shape = match shape(query, name, columns, dialect) {
         Ok(shape) => shape,
-        Err(why) => {
-            return match limit {
-                Some(rows) => Outcome::Ends { rows, bytes: 0.0 },
-                None => Outcome::Unproven(why),
-            }
-        }
+        Err(why) => return Outcome::Unproven(why),
     };
     if self_reads != 1 || reads_in_from(&shape, dialect) != 1 {
         return Outcome::Unproven(
@@ -142,13 +138,21 @@ fn limit_stops_recursion(dialect: Dialect) -> bool {
     dialect == Dialect::Sqlite
 }
 
-/// `LIMIT n` (or MySQL's `LIMIT o, n`) on the CTE's query, when `n` is a literal.
+/// The rows the recursion builds before `LIMIT n [OFFSET o]` (or `LIMIT o, n`) on the CTE's
+/// query stops it: `n + o`, since the skipped rows are built too; `None` unless both are
+/// literals. A negative LIMIT is none in SQLite.
 fn literal_limit(query: &Query) -> Option<f64> {
-    let limit = match query.limit_clause.as_ref()? {
-        LimitClause::LimitOffset { limit, .. } => number(limit.as_ref()?),
-        LimitClause::OffsetCommaLimit { limit, .. } => number(limit),
-    }?;
-    (limit >= 0.0).then_some(limit)
+    let (limit, offset) = match query.limit_clause.as_ref()? {
+        LimitClause::LimitOffset { limit, offset, .. } => {
+            (number(limit.as_ref()?)?, offset.as_ref().map(|o| &o.value))
+        }
+        LimitClause::OffsetCommaLimit { limit, offset } => (number(limit)?, Some(offset)),
+    };
+    let offset = match offset {
+        Some(o) => number(o)?.max(0.0),
+        None => 0.0,
+    };
+    (limit >= 0.0).then_some(limit + offset)
 }
 
 /// Splits the CTE into anchor and step.

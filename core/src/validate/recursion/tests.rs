@@ -109,6 +109,14 @@ fn a_limit_stops_the_recursion_only_where_the_engine_stops_there() {
     // The LIMIT caps the rows, not what each one grows.
     let sql = "WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM r LIMIT 60) SELECT length(s) FROM r";
     assert_eq!(verdict("sqlite", sql).as_deref(), TOO_LARGE);
+    // The rows an OFFSET skips are built before the LIMIT's are.
+    let sql = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 10 OFFSET 1000000000) SELECT count(*) FROM r";
+    assert_eq!(verdict("sqlite", sql).as_deref(), TOO_LARGE);
+    let sql = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 10 OFFSET 90) SELECT count(*) FROM r";
+    assert_eq!(verdict("sqlite", sql), None);
+    // Without a shape to read, nothing bounds what each row grows: a LIMIT is no proof.
+    let sql = "WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL (SELECT s || s FROM r) LIMIT 60) SELECT length(s) FROM r";
+    assert_eq!(verdict("sqlite", sql).as_deref(), UNBOUNDED);
 }
 
 #[test]
