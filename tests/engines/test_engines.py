@@ -214,7 +214,10 @@ def test_refused_attacks_do_something_on_the_engine(name: str, engines: dict[str
             skipped += 1
             continue
         policy = policy_of(case)
-        for setting in engine.settings:
+        # The settings change how quotes and backslashes read; what a size vector builds does
+        # not depend on them, and most of them run to the timeout: once is enough.
+        sizes = case["_where"].startswith("bounds.jsonl")
+        for setting in engine.settings[:1] if sizes else engine.settings:
             outcome = engine.run(case["sql"], setting)
             j = judge(engine, outcome, baseline, policy, cap_of(case["expect"], policy), watched.dirs)
             ran[setting] += 1
