@@ -390,6 +390,66 @@ def unsized_cases(ok, no):
     return rows
 
 
+def composition_cases(ok, no):
+    """Sizes compose (issue 41, item 2): concatenation adds its parts, encoders multiply theirs,
+    and every part of an expression is bounded, not only its result; a value of the data
+    multiplied on the way (an encoder, then a repeat) is amplified by the product."""
+    rows = []
+    half = {"postgres": "repeat('x', {n})", "mysql": "REPEAT('x', {n})", "sqlite": "printf('%{n}d', 1)",
+            "duckdb": "repeat('x', {n})"}
+    hexed = {"postgres": "encode(convert_to({v}, 'UTF8'), 'hex')", "mysql": "HEX({v})", "sqlite": "hex({v})",
+             "duckdb": "hex({v})"}
+    for d, gen in half.items():
+        big, small = gen.format(n=600000), gen.format(n=300000)
+        cat = (lambda *p: "CONCAT(" + ", ".join(p) + ")") if d == "mysql" else (lambda *p: " || ".join(p))
+        rows += [
+            no(f"SELECT {cat(big, big)}", f"{d}: concatenation of two values each under the byte bound", BIG,
+               "select", dialect=d),
+            runs(ok(f"SELECT {cat(small, small)}", f"{d}: concatenation within the byte bound", dialect=d)),
+            no(f"SELECT length({cat(small, small, small, small)})",
+               f"{d}: a small result built from a value over the byte bound", BIG, "select", dialect=d),
+            no(f"SELECT {hexed[d].format(v=big)}", f"{d}: an encoder doubling a value past the byte bound", BIG,
+               "select", dialect=d),
+            runs(ok(f"SELECT {hexed[d].format(v=gen.format(n=100000))}", f"{d}: an encoder within the byte bound",
+                    dialect=d)),
+            no(f"SELECT {cat('CASE WHEN 1 = 1 THEN ' + big + ' ELSE NULL END', big)}",
+               f"{d}: a CASE branch concatenated past the byte bound", BIG, "select", dialect=d),
+            no(f"WITH t AS (SELECT {big} AS s) SELECT {cat('s', 's')} FROM t",
+               f"{d}: a CTE's generated value concatenated past the byte bound", BIG, "select", dialect=d),
+            no(f"SELECT {cat('s', 's')} FROM (SELECT {big} AS s) AS d",
+               f"{d}: a derived table's generated value concatenated past the byte bound", BIG, "select",
+               dialect=d),
+            no(f"SELECT {cat('(SELECT ' + big + ')', '(SELECT ' + big + ')')}",
+               f"{d}: scalar subqueries' generated values concatenated past the byte bound", BIG, "select",
+               dialect=d),
+            no(f"WITH a AS (SELECT {gen.format(n=100000)} AS s), b AS (SELECT {cat('s', 's', 's', 's')} AS s FROM a), "
+               f"c AS (SELECT {cat('s', 's', 's')} AS s FROM b) SELECT length(s) FROM c",
+               f"{d}: CTEs each growing the last one's value", BIG, "select", dialect=d),
+            runs(ok(f"WITH t AS (SELECT {gen.format(n=1000)} AS s) SELECT {cat('s', 's')} FROM t",
+                    f"{d}: a CTE's generated value concatenated within the byte bound", dialect=d)),
+            no("SELECT " + "hex(" * 5 + "first_name" + ")" * 5 + " FROM customer" if d != "postgres" else
+               "SELECT " + "quote_literal(" * 5 + "first_name" + ")" * 5 + " FROM customer",
+               f"{d}: encoders chained on a column", OPEN, "select", dialect=d),
+        ]
+    for d, fn in {"postgres": "repeat", "mysql": "REPEAT", "duckdb": "repeat"}.items():
+        hexed_name = "md5(first_name) || first_name" if d != "mysql" else "CONCAT(md5(first_name), first_name)"
+        rows += [
+            no(f"SELECT {fn}(hex(first_name), 16) FROM customer" if d != "postgres" else
+               "SELECT repeat(quote_literal(first_name), 16) FROM customer",
+               f"{d}: a column encoded, then repeated: amplified past the small factor", OPEN, "select", dialect=d),
+            runs(ok(f"SELECT {fn}({hexed_name}, 10) FROM customer",
+                    f"{d}: a concatenation of columns repeated a few times", dialect=d)),
+        ]
+    rows += [
+        # DuckDB and SQLite keep a VARCHAR(n) cast's whole value: the cast is no cut there.
+        no("SELECT repeat(CAST(first_name AS varchar(10)), 1000) FROM customer",
+           "duckdb: a varchar(n) cast does not cut", OPEN, "select", dialect="duckdb"),
+        runs(ok("SELECT repeat(CAST(first_name AS varchar(10)), 1000) FROM customer",
+                "postgres: a varchar(n) cast cuts")),
+    ]
+    return rows
+
+
 def cases(ok, no):
     return {"bounds.jsonl": byte_cases(ok, no) + format_cases(ok, no) + row_cases(ok, no) + recursion_cases(ok, no)
-            + unsized_cases(ok, no) + stage_cases(ok, no)}
+            + unsized_cases(ok, no) + composition_cases(ok, no) + stage_cases(ok, no)}

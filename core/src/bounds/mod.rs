@@ -12,8 +12,11 @@ use crate::dialect::Dialect;
 use crate::functions::FunctionUse;
 use crate::policy::Policy;
 
+pub(crate) mod compose;
 mod fold;
 mod format;
+pub(crate) mod rules;
+pub(crate) mod size;
 #[cfg(test)]
 mod tests;
 

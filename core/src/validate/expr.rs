@@ -29,6 +29,8 @@ impl Walker<'_, '_> {
             scope,
             skip_depth: 0,
             skip_exprs: HashSet::new(),
+            depth: 0,
+            grows: false,
             error: None,
         };
         let _ = node.visit(&mut visitor);
@@ -82,6 +84,11 @@ struct ExprVisitor<'w, 'c, 'a, 's, 'p> {
     skip_depth: usize,
     /// Expressions already handled as part of their parent (field names, composite roots).
     skip_exprs: HashSet<*const Expr>,
+    /// Depth in the expression being walked (0 between expressions).
+    depth: usize,
+    /// True when the expression being walked calls a function that can build a value larger
+    /// than its arguments: its size is then composed (`bounds::compose`) when it ends.
+    grows: bool,
     error: Option<GuardError>,
 }
 
@@ -199,6 +206,7 @@ impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
         if self.skip_depth > 0 {
             return ControlFlow::Continue(());
         }
+        self.depth += 1;
         if self.skip_exprs.contains(&(expr as *const Expr)) {
             // Handled with its parent: a field name, or a composite's root read as a column.
             self.walker.covered.resolved(expr);
@@ -212,7 +220,10 @@ impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
             Expr::CompoundFieldAccess { root, access_chain } => {
                 self.field_access(root, access_chain)
             }
-            Expr::Function(function) => self.walker.function(function, scope),
+            Expr::Function(function) => {
+                self.grows = self.grows || self.walker.grows(function);
+                self.walker.function(function, scope)
+            }
             Expr::BinaryOp {
                 op: BinaryOperator::Assignment,
                 ..
@@ -235,6 +246,18 @@ impl Visitor for ExprVisitor<'_, '_, '_, '_, '_> {
         };
         self.walker.covered.resolved(expr);
         self.fail(result)
+    }
+
+    fn post_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if self.skip_depth > 0 {
+            return ControlFlow::Continue(());
+        }
+        self.depth = self.depth.saturating_sub(1);
+        if self.depth == 0 && (std::mem::take(&mut self.grows) || self.walker.holds_generated()) {
+            let result = self.walker.composed_size(expr);
+            return self.fail(result);
+        }
+        ControlFlow::Continue(())
     }
 }
 

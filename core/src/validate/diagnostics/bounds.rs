@@ -38,6 +38,30 @@ pub(in crate::validate) fn too_many_bytes(
     )
 }
 
+/// A part of an expression (`||`, an encoder, a call holding generated values) that builds a
+/// value over the bound from parts each within it.
+pub(in crate::validate) fn too_many_composed_bytes(
+    part: &str,
+    bytes: f64,
+    bound: f64,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::GeneratedTooLarge,
+        format!(
+            "`{part}` would build a value of {} bytes from what it is given; the policy allows \
+             {} (max_generated_bytes)",
+            count(bytes),
+            count(bound)
+        ),
+        format!(
+            "build smaller parts: what `{part}` joins or encodes may come to at most {} bytes",
+            count(bound)
+        ),
+        location,
+    )
+}
+
 /// A collecting aggregate whose one value, over generated rows, would pass the byte bound.
 pub(in crate::validate) fn too_many_collected_bytes(
     aggregate: &str,
@@ -109,8 +133,15 @@ pub(in crate::validate) fn unbounded_size(
 pub(in crate::validate) fn unsized_text(
     function: &str,
     bound: f64,
+    cast_cuts: bool,
     location: Option<Location>,
 ) -> GuardError {
+    // SQLite and DuckDB keep the whole value of a `varchar(n)` cast: no cut to offer there.
+    let cast = if cast_cuts {
+        ", `CAST(x AS varchar(100))`"
+    } else {
+        ""
+    };
     refusal(
         ErrorCode::UnboundedGeneration,
         format!(
@@ -118,9 +149,9 @@ pub(in crate::validate) fn unsized_text(
              a value computed from one), so what it builds has no bound"
         ),
         format!(
-            "cut the text to a literal length first (`left(x, 100)`, `substr(x, 1, 100)`, `CAST(x \
-             AS varchar(100))`) or amplify a literal: `{function}`'s result may be at most {} \
-             bytes (max_generated_bytes)",
+            "cut the text to a literal length first (`left(x, 100)`, `substr(x, 1, 100)`{cast}) \
+             or amplify a literal: `{function}`'s result may be at most {} bytes \
+             (max_generated_bytes)",
             count(bound)
         ),
         location,
@@ -190,6 +221,11 @@ pub(super) fn samples(at: Option<Location>) -> Vec<(GuardError, ErrorCode)> {
             UnboundedGeneration,
         ),
         (recursion_grows("r", 2e6, 1e6, at), GeneratedTooLarge),
-        (unsized_text("repeat", 1e6, at), UnboundedGeneration),
+        (unsized_text("repeat", 1e6, true, at), UnboundedGeneration),
+        (unsized_text("repeat", 1e6, false, at), UnboundedGeneration),
+        (
+            too_many_composed_bytes("||", 2e6, 1e6, at),
+            GeneratedTooLarge,
+        ),
     ]
 }

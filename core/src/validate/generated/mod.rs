@@ -4,12 +4,14 @@
 //! operation add. Only generators count (a table's rows are the data's, not the query's), so an
 //! ordinary query only ever multiplies by nothing.
 
-use sqlparser::ast::{FunctionArg, Ident, Query, SetExpr, TableAlias};
+use sqlparser::ast::{Expr, Function, FunctionArg, Ident, Query, SetExpr, Spanned, TableAlias};
 
 use super::diagnostics as refuse;
 use super::recursion::{self, Outcome, Sides};
 use super::scope::Scope;
 use super::{span_location, Walker};
+use crate::bounds::compose::{self, Excess};
+use crate::bounds::size::Size;
 use crate::bounds::{self, Amount, Kind};
 use crate::dialect::Dialect;
 use crate::error::{GuardError, Location};
@@ -21,8 +23,13 @@ pub(super) struct Generated {
     rows: f64,
     /// Rows of the query walked last (for its CTE).
     last: f64,
-    /// CTEs that generate rows, and how many, in definition order.
-    ctes: Vec<(String, f64)>,
+    /// The widest generated value the query being walked holds, in bytes: from its sources (a
+    /// CTE or nested query that builds one) and its own expressions (0 for none).
+    bytes: f64,
+    /// The widest generated value of the query walked last (for its CTE).
+    last_bytes: f64,
+    /// CTEs that generate rows or values, in definition order.
+    ctes: Vec<GeneratingCte>,
     /// Recursive CTEs whose definition is being walked.
     recursive: Vec<String>,
     /// References to those seen so far.
@@ -30,6 +37,16 @@ pub(super) struct Generated {
     /// Each set operation walked, in the order they ended: read back by the operation it is a
     /// side of, and by the recursive CTE whose body it is.
     set_operations: Vec<SetOperationRows>,
+}
+
+/// A CTE that generates: what each reference to it brings.
+#[derive(Debug)]
+struct GeneratingCte {
+    name: String,
+    /// Its rows (1 for none generated).
+    rows: f64,
+    /// Its widest generated value, in bytes (0 for none).
+    bytes: f64,
 }
 
 /// What the walk counted for one set operation.
@@ -48,6 +65,8 @@ impl Default for Generated {
         Generated {
             rows: 1.0,
             last: 1.0,
+            bytes: 0.0,
+            last_bytes: 0.0,
             ctes: Vec::new(),
             recursive: Vec::new(),
             recursive_refs: 0,
@@ -66,6 +85,54 @@ fn combined(left: f64, right: f64) -> f64 {
 }
 
 impl Walker<'_, '_> {
+    /// True when `function` can build a value larger than its arguments (`repeat`, `hex`,
+    /// `lpad`, `space` ...): the expression holding it has its size composed when it ends.
+    pub(super) fn grows(&self, function: &Function) -> bool {
+        function
+            .name
+            .0
+            .last()
+            .and_then(|p| p.as_ident())
+            .is_some_and(|i| compose::grows(&i.value.to_ascii_lowercase(), self.dialect()))
+    }
+
+    /// True when the query being walked holds a generated value (a source's, or one of its
+    /// own expressions'): every expression of it then has its size composed.
+    pub(super) fn holds_generated(&self) -> bool {
+        self.generated.bytes > 0.0
+    }
+
+    /// The size of the expression `expr`, composed from its parts (`||` adds, an encoder
+    /// multiplies, ...): refuses a part that builds more than `max_generated_bytes` or
+    /// amplifies a value of the data past a small factor.
+    pub(super) fn composed_size(&mut self, expr: &Expr) -> Result<(), GuardError> {
+        let bound = self.ctx.bounds.max_bytes;
+        // A column of this query may hold the widest value its sources generate.
+        let column = Size::DATA.plus(Size::fixed(self.generated.bytes));
+        let excess = match compose::size(expr, column, self.dialect(), bound) {
+            Ok(size) => {
+                self.generated.bytes = self.generated.bytes.max(size.bytes);
+                return Ok(());
+            }
+            Err(excess) => excess,
+        };
+        let location = span_location(expr.span());
+        Err(match excess {
+            Excess::Bytes(what, bytes) => {
+                refuse::too_many_composed_bytes(&what, bytes, bound, location)
+            }
+            Excess::Amplified(what) => {
+                refuse::unsized_text(&what, bound, self.casts_cut(), location)
+            }
+            Excess::NotLiteral(what, argument) => refuse::unbounded_size(&what, argument, location),
+        })
+    }
+
+    /// True when the dialect cuts a `varchar(n)` cast to `n` characters (`compose::casts_cut`).
+    fn casts_cut(&self) -> bool {
+        compose::casts_cut(self.dialect())
+    }
+
     /// A call of a generating function (`kind`, called `name`): refuses a size that does not
     /// fold or a value over `max_generated_bytes`; counts its rows.
     pub(super) fn generating_call(
@@ -80,7 +147,12 @@ impl Walker<'_, '_> {
             Ok(Amount::Bytes(bytes)) if bytes <= bound => Ok(()),
             Ok(Amount::Bytes(bytes)) => Err(refuse::too_many_bytes(name, bytes, bound, location)),
             Ok(Amount::Rows(rows)) => self.generate_rows(rows, name, location),
-            Err(bounds::UNSIZED_TEXT) => Err(refuse::unsized_text(name, bound, location)),
+            Err(bounds::UNSIZED_TEXT) => Err(refuse::unsized_text(
+                name,
+                bound,
+                self.casts_cut(),
+                location,
+            )),
             Err(unfolded) => Err(refuse::unbounded_size(name, unfolded.0, location)),
         }
     }
@@ -129,7 +201,9 @@ impl Walker<'_, '_> {
         Ok(())
     }
 
-    /// Starts counting a nested query's rows; returns the enclosing query's count.
+    /// Starts counting a nested query's rows and values; returns the enclosing query's rows.
+    /// The nested query starts from the values the enclosing one holds (it may read them,
+    /// correlated).
     pub(super) fn enter_query(&mut self) -> f64 {
         std::mem::replace(&mut self.generated.rows, 1.0)
     }
@@ -142,6 +216,9 @@ impl Walker<'_, '_> {
     ) -> Result<(), GuardError> {
         let own = std::mem::replace(&mut self.generated.rows, outer);
         self.generated.last = own;
+        // Its values reach the enclosing query (a derived table's columns, a scalar
+        // subquery's value); a CTE's are kept for its references instead (`cte_query`).
+        self.generated.last_bytes = self.generated.bytes;
         self.generate_rows(own, "a nested query", location)
     }
 
@@ -218,17 +295,12 @@ impl Walker<'_, '_> {
         if self.generated.recursive.iter().any(|r| r == name) {
             self.generated.recursive_refs += 1;
         }
-        let rows = self
-            .generated
-            .ctes
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, r)| *r);
-        match rows {
-            Some(rows) => self.generate_rows(rows, name, location),
-            None => Ok(()),
-        }
+        let cte = self.generated.ctes.iter().rev().find(|c| c.name == name);
+        let Some((rows, bytes)) = cte.map(|c| (c.rows, c.bytes)) else {
+            return Ok(());
+        };
+        self.generated.bytes = self.generated.bytes.max(bytes);
+        self.generate_rows(rows, name, location)
     }
 
     /// MariaDB's sequence tables (`seq_1_to_100`, `seq_0_to_99_step_3`): rows from the name.
@@ -258,6 +330,7 @@ impl Walker<'_, '_> {
         scope: &Scope<'_>,
     ) -> Result<Option<Vec<String>>, GuardError> {
         let outer = self.generated.rows;
+        let outer_bytes = self.generated.bytes;
         let refs = self.generated.recursive_refs;
         let recorded = self.generated.set_operations.len();
         if recursive {
@@ -271,6 +344,8 @@ impl Walker<'_, '_> {
         self.generated.set_operations.truncate(recorded);
         let columns = columns?;
         self.generated.rows = outer;
+        self.generated.bytes = outer_bytes;
+        let bytes = self.generated.last_bytes;
         let mut rows = self.generated.last;
         let location = span_location(alias.name.span);
         let self_reads = self.generated.recursive_refs - refs;
@@ -305,8 +380,12 @@ impl Walker<'_, '_> {
                 return Err(refuse::too_many_rows(cte, rows, bound, location));
             }
         }
-        if rows > 1.0 {
-            self.generated.ctes.push((name.to_string(), rows));
+        if rows > 1.0 || bytes > 0.0 {
+            self.generated.ctes.push(GeneratingCte {
+                name: name.to_string(),
+                rows,
+                bytes,
+            });
         }
         Ok(columns)
     }

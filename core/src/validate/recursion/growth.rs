@@ -14,54 +14,11 @@ use sqlparser::ast::{
 };
 
 use super::{from_items, is_data, item_expr, Shape};
-use crate::bounds::{number, AMPLIFY};
+use crate::bounds::rules::{self, FIXED};
+use crate::bounds::size::Size;
+use crate::bounds::AMPLIFY;
 use crate::dialect::Dialect;
 use crate::names::fold_ident;
-
-/// The bytes of a number or another value of fixed width.
-const FIXED: f64 = 32.0;
-
-/// One output of a step: literal bytes plus copies of the CTE's previous values.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Size {
-    fixed: f64,
-    copies: f64,
-}
-
-impl Size {
-    const NONE: Size = Size {
-        fixed: 0.0,
-        copies: 0.0,
-    };
-
-    fn fixed(bytes: f64) -> Size {
-        Size {
-            fixed: bytes,
-            copies: 0.0,
-        }
-    }
-
-    fn plus(self, other: Size) -> Size {
-        Size {
-            fixed: self.fixed + other.fixed,
-            copies: self.copies + other.copies,
-        }
-    }
-
-    fn max(self, other: Size) -> Size {
-        Size {
-            fixed: self.fixed.max(other.fixed),
-            copies: self.copies.max(other.copies),
-        }
-    }
-
-    fn times(self, k: f64) -> Size {
-        Size {
-            fixed: self.fixed * k,
-            copies: self.copies * k,
-        }
-    }
-}
 
 /// What the sizes of a step's expression read: which names are the CTE's previous row.
 struct Reader<'s> {
@@ -89,11 +46,11 @@ pub(super) fn largest(shape: &Shape<'_>, k: f64, dialect: Dialect) -> Result<f64
     // `*` copies each column as it is: only expressions can grow.
     for expr in shape.step.projection.iter().filter_map(item_expr) {
         let size = reader.size(expr)?;
-        if size.copies > 0.0 {
-            added = added.max(size.fixed);
-            copies = copies.max(size.copies);
+        if size.data > 0.0 {
+            added = added.max(size.bytes);
+            copies = copies.max(size.data);
         } else {
-            flat = flat.max(size.fixed);
+            flat = flat.max(size.bytes);
         }
     }
     if copies <= 1.0 && added == 0.0 {
@@ -179,10 +136,7 @@ impl Reader<'_> {
         match qualifier {
             _ if self.anchor => Size::NONE,
             Some(q) if self.data.contains(&q) && !self.shape.names.contains(&q) => Size::NONE,
-            _ => Size {
-                fixed: 0.0,
-                copies: 1.0,
-            },
+            _ => Size::DATA,
         }
     }
 
@@ -222,54 +176,14 @@ impl Reader<'_> {
             .map(|a| self.size(a))
             .collect::<Result<Vec<_>, _>>()?;
         let sum = sizes.iter().fold(Size::NONE, |a, b| a.plus(*b));
-        let widest = sizes.iter().fold(Size::NONE, |a, b| a.max(*b));
-        Ok(match name.as_str() {
-            // A number, a hash, a date, a boolean: a fixed width.
-            "length" | "char_length" | "character_length" | "octet_length" | "bit_length"
-            | "md5" | "sha1" | "sha224" | "sha256" | "sha384" | "sha512" | "crc32" | "abs"
-            | "sign" | "round" | "trunc" | "floor" | "ceil" | "ceiling" | "mod" | "power"
-            | "sqrt" | "exp" | "ln" | "log" | "log10" | "random" | "now" | "position"
-            | "strpos" | "instr" | "locate" | "ascii" | "unicode" | "date_part" | "extract"
-            | "date_trunc" | "to_date" | "to_timestamp" | "julianday" | "strftime" | "date"
-            | "datetime" | "time" | "cardinality" | "array_length" | "json_array_length" => {
-                Size::fixed(FIXED)
-            }
-            // No larger than their widest argument.
-            "lower" | "upper" | "lcase" | "ucase" | "initcap" | "trim" | "ltrim" | "rtrim"
-            | "btrim" | "substr" | "substring" | "left" | "right" | "reverse" | "coalesce"
-            | "ifnull" | "nvl" | "nullif" | "least" | "greatest" | "min" | "max" | "translate"
-            | "split_part" | "iif" | "if" => widest,
-            // Encoders: up to twice their argument (hex), or six times (JSON's \u escapes).
-            "hex" | "to_hex" | "encode" | "quote" | "quote_literal" | "quote_ident"
-            | "quote_nullable" | "to_base64" | "base64" => sum.times(2.0),
-            "to_json" | "to_jsonb" | "json_quote" | "json_object" | "json_array"
-            | "json_build_object" | "json_build_array" | "jsonb_build_object"
-            | "jsonb_build_array" | "row_to_json" => sum.times(6.0),
-            // A literal count of copies.
-            "repeat" | "replicate" => match args.get(1).and_then(|c| number(c)) {
-                Some(count) => sizes.first().copied().unwrap_or(Size::NONE).times(count.max(0.0)),
-                None => return Err("a value of its recursive part is repeated a number of times that is not a literal"),
-            },
-            // Padded to a literal length: that many characters at most, or the text itself.
-            "lpad" | "rpad" => match args.get(1).and_then(|n| number(n)) {
-                Some(n) => sizes
-                    .first()
-                    .copied()
-                    .unwrap_or(Size::NONE)
-                    .max(Size::fixed(n.max(0.0) * 4.0)),
-                None => return Err("a value of its recursive part is padded to a length that is not a literal"),
-            },
-            // Every match may become the replacement.
-            "replace" | "regexp_replace" => {
-                let text = sizes.first().copied().unwrap_or(Size::NONE);
-                let by = sizes.get(2).copied().unwrap_or(Size::NONE);
-                if by.copies > 0.0 {
-                    return Err("a value of its recursive part replaces text with itself");
-                }
-                text.times(by.fixed.max(1.0))
-            }
+        let Some(rule) = rules::rule(&name) else {
             // Concatenation and anything else: as large as its arguments together.
-            _ => sum,
+            return Ok(sum);
+        };
+        let sized: Vec<(&Expr, Size)> = args.iter().copied().zip(sizes).collect();
+        rules::apply(rule, &sized).map_err(|_| {
+            "a value of its recursive part is repeated, padded or replaced by an amount that is \
+             not a literal, or replaced by a value of the data"
         })
     }
 }
@@ -333,7 +247,7 @@ fn anchor_start(anchor: &SetExpr, reader: &Reader<'_>) -> (f64, bool) {
     for e in exprs {
         from_data |= reads_columns(e);
         match reader.size(e) {
-            Ok(size) => start = start.max(size.fixed),
+            Ok(size) => start = start.max(size.bytes),
             Err(_) => from_data = true,
         }
     }
