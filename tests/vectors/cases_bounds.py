@@ -450,6 +450,38 @@ def composition_cases(ok, no):
     return rows
 
 
+def split_cases(ok, no):
+    """Functions that split a text into pieces are generators (issue 41, item 4): at most one
+    piece a byte of a text the query builds, and one more; cross joins multiply. A column split is
+    the data's (like a table's rows)."""
+    sqlite_array = "'[' || replace(printf('%1001d', 0), ' ', '0,') || ']'"
+    return [
+        no("SELECT count(*) FROM regexp_split_to_table(repeat('x', 1000), '') AS a, "
+           "regexp_split_to_table(repeat('x', 2000), '') AS b",
+           "postgres: two splits of built texts cross-joined past the row bound", BIG, "select"),
+        no("SELECT count(*) FROM string_to_table(repeat('x,', 1000), ',') AS a, "
+           "string_to_table(repeat('x,', 1000), ',') AS b",
+           "postgres: string_to_table of built texts cross-joined past the row bound", BIG, "select"),
+        no("WITH t AS (SELECT repeat('x', 600000) AS s) SELECT count(*) FROM t, regexp_split_to_table(t.s, '') "
+           "AS p, (VALUES (1), (2)) AS v(n)",
+           "postgres: a split of a CTE's built text past the row bound", BIG, "select"),
+        no("SELECT count(*) FROM jsonb_array_elements(('[' || repeat('0,', 1000) || '0]')::jsonb) AS a, "
+           "jsonb_array_elements(('[' || repeat('0,', 1000) || '0]')::jsonb) AS b",
+           "postgres: the elements of built JSON texts cross-joined past the row bound", BIG, "select"),
+        runs(ok("SELECT * FROM regexp_split_to_table('a,b,c', ',') AS p", "postgres: a split of a literal")),
+        runs(ok("SELECT regexp_split_to_table(first_name, '') FROM customer", "postgres: a column split")),
+        no("SELECT count(*) FROM (SELECT unnest(string_split(repeat('x,', 1000), ','))) AS a, "
+           "(SELECT unnest(string_split(repeat('x,', 1000), ','))) AS b",
+           "duckdb: unnest of split built texts cross-joined past the row bound", BIG, "select", dialect="duckdb"),
+        runs(ok("SELECT unnest(string_split(first_name, 'a')) FROM customer", "duckdb: unnest of a column split",
+                dialect="duckdb")),
+        no(f"SELECT count(*) FROM json_each({sqlite_array}) AS a, json_each({sqlite_array}) AS b",
+           "sqlite: json_each of built JSON texts cross-joined past the row bound", BIG, "select",
+           dialect="sqlite"),
+        runs(ok("SELECT value FROM json_each('[1, 2, 3]')", "sqlite: json_each of a literal", dialect="sqlite")),
+    ]
+
+
 def cases(ok, no):
     return {"bounds.jsonl": byte_cases(ok, no) + format_cases(ok, no) + row_cases(ok, no) + recursion_cases(ok, no)
-            + unsized_cases(ok, no) + composition_cases(ok, no) + stage_cases(ok, no)}
+            + unsized_cases(ok, no) + composition_cases(ok, no) + split_cases(ok, no) + stage_cases(ok, no)}

@@ -11,6 +11,7 @@ use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Valu
 use crate::dialect::Dialect;
 use crate::functions::FunctionUse;
 use crate::policy::Policy;
+use size::Size;
 
 pub(crate) mod compose;
 mod fold;
@@ -80,6 +81,13 @@ pub(crate) enum Kind {
     /// Bytes: the text (first argument) times the replacement (third): `replace`,
     /// `regexp_replace`, where every match, even an empty one, may become the replacement.
     Replace,
+    /// Rows: the pieces of the text at this argument (`regexp_split_to_table`, the elements of
+    /// a JSON text): at most one a byte, and one more. Only a text the query builds counts: a
+    /// column split is the data's.
+    Split(usize),
+    /// Rows: `unnest` / `explode` of a text split into an array (`unnest(string_to_array(t,
+    /// ','))`): the pieces of that text.
+    Unnest,
 }
 
 /// The kind of a function called `name` (the last part of its name, lower case) in a position,
@@ -119,6 +127,21 @@ pub(crate) fn kind(name: &str, used: FunctionUse, dialect: Dialect) -> Option<Ki
         }),
         "array_fill" => Kind::ArrayFill,
         "replace" | "regexp_replace" => Kind::Replace,
+        "regexp_split_to_table"
+        | "string_to_table"
+        | "regexp_matches"
+        | "json_array_elements"
+        | "jsonb_array_elements"
+        | "json_array_elements_text"
+        | "jsonb_array_elements_text"
+        | "json_each"
+        | "jsonb_each"
+        | "json_each_text"
+        | "jsonb_each_text"
+        | "json_object_keys"
+        | "jsonb_object_keys"
+        | "json_tree" => Kind::Split(0),
+        "unnest" | "explode" | "posexplode" => Kind::Unnest,
         _ => return None,
     })
 }
@@ -225,7 +248,53 @@ pub(crate) fn measure(
                 .ok_or(UNSIZED_TEXT)?;
             Amount::Bytes(amplified(at(0), by.max(1.0), dialect)?)
         }
+        Kind::Split(_) | Kind::Unnest => Amount::Rows(pieces(kind, args, Size::DATA, dialect)),
     })
+}
+
+/// The rows a splitting call (`Kind::Split`, `Kind::Unnest`) yields: one more than the bytes
+/// the query builds into the text it splits (`column` is what a column of the query holds);
+/// 1 when that text is data or not a split.
+pub(crate) fn pieces(kind: Kind, args: &[FunctionArg], column: Size, dialect: Dialect) -> f64 {
+    let text = match kind {
+        Kind::Split(i) => positional(args, i),
+        Kind::Unnest => match positional(args, 0) {
+            Some(Expr::Function(f)) if last_name(f).is_some_and(|n| splits_to_array(&n)) => {
+                match &f.args {
+                    FunctionArguments::List(list) => positional(&list.args, 0),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    // Built bytes only: a column's pieces are the data's, like a table's rows.
+    match text.map(|t| compose::size(t, column, dialect, f64::INFINITY)) {
+        Some(Ok(size)) if size.bytes > 0.0 => size.bytes + 1.0,
+        _ => 1.0,
+    }
+}
+
+/// The last part of a function's name, lower case.
+fn last_name(f: &sqlparser::ast::Function) -> Option<String> {
+    let ident = f.name.0.last()?.as_ident()?;
+    Some(ident.value.to_ascii_lowercase())
+}
+
+/// Functions that split a text into an array (`unnest` of one yields its pieces).
+pub(crate) fn splits_to_array(name: &str) -> bool {
+    matches!(
+        name,
+        "string_to_array"
+            | "regexp_split_to_array"
+            | "string_split"
+            | "str_split"
+            | "string_split_regex"
+            | "str_split_regex"
+            | "regexp_split"
+            | "split"
+    )
 }
 
 /// The elements of an array of literal dimensions (`ARRAY[100, 100]`: 10 000).

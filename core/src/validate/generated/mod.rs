@@ -143,6 +143,12 @@ impl Walker<'_, '_> {
         location: Option<Location>,
     ) -> Result<(), GuardError> {
         let bound = self.ctx.bounds.max_bytes;
+        if let Kind::Split(_) | Kind::Unnest = kind {
+            // A text this query's columns may hold generated, split into its pieces.
+            let column = Size::DATA.plus(Size::fixed(self.generated.bytes));
+            let rows = bounds::pieces(kind, args, column, self.dialect());
+            return self.generate_rows(rows, name, location);
+        }
         match bounds::measure(kind, args, self.dialect()) {
             Ok(Amount::Bytes(bytes)) if bytes <= bound => Ok(()),
             Ok(Amount::Bytes(bytes)) => Err(refuse::too_many_bytes(name, bytes, bound, location)),
