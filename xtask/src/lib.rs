@@ -4,7 +4,9 @@
 //! - no import cycle between the files of a crate;
 //! - in a crate that declares `[package.metadata.layers] order`, imports point down the layers;
 //! - a crate listed in `[package.metadata.layers.confined]` is named only inside its folder;
-//! - no hand-written source file over [`MAX_FILE_LINES`] lines.
+//! - no hand-written source file over [`MAX_FILE_LINES`] lines;
+//! - the Python and Node packages build every crate they share with the same features, so that
+//!   their dist builds compile core once between them (`shared_build`).
 //!
 //! Functions over 80 lines are clippy's `too_many_lines` (workspace lints), not checked here.
 
@@ -14,6 +16,7 @@ mod modules;
 mod references;
 mod report;
 mod rules;
+mod shared_build;
 mod sizes;
 
 use std::path::{Path, PathBuf};
@@ -48,6 +51,14 @@ pub enum CheckError {
         /// What is wrong with it.
         message: String,
     },
+    /// A command the check runs (`cargo tree`, `rustc -vV`) failed.
+    #[error("{command}: {message}")]
+    Command {
+        /// The command.
+        command: String,
+        /// What it said.
+        message: String,
+    },
     /// `git ls-files` failed (the size rule reads the tracked files).
     #[error("git ls-files in {root}: {message}")]
     Git {
@@ -80,5 +91,6 @@ pub fn check_workspace(root: &Path) -> Result<Report, CheckError> {
             .extend(rules::confined(&edges, &krate, root));
     }
     report.violations.extend(sizes::oversized_files(root)?);
+    report.violations.extend(shared_build::split_builds(root)?);
     Ok(report)
 }

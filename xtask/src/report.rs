@@ -49,6 +49,16 @@ pub enum Violation {
         /// Its line count.
         lines: usize,
     },
+    /// A crate the Python and Node packages both build, with different features in each: their
+    /// dist builds then compile core twice.
+    SplitBuild {
+        /// `name vX.Y.Z`.
+        krate: String,
+        /// Its feature lists in bindings-python's build.
+        python: String,
+        /// Its feature lists in bindings-node's build.
+        node: String,
+    },
 }
 
 impl fmt::Display for Violation {
@@ -96,6 +106,16 @@ impl fmt::Display for Violation {
                 file.display(),
                 crate::MAX_FILE_LINES
             ),
+            Violation::SplitBuild {
+                krate,
+                python,
+                node,
+            } => write!(
+                f,
+                "{krate}: built with features {python} for bindings-python and {node} for \
+                 bindings-node, so their dist builds compile core twice (add the missing \
+                 features to the other binding's Cargo.toml, beside memchr / syn there)"
+            ),
         }
     }
 }
@@ -121,7 +141,7 @@ impl Violation {
             ),
             Violation::Confined { file, name, .. } => format!("{}: names {name}", file.display()),
             Violation::Oversized { file, .. } => format!("{}: over 500 lines", file.display()),
-            Violation::UnlistedLayer { .. } => self.to_string(),
+            Violation::UnlistedLayer { .. } | Violation::SplitBuild { .. } => self.to_string(),
         }
     }
 }
