@@ -214,12 +214,26 @@ fn a_wrong_type_says_what_the_field_takes() {
             "annotations.relationships[0].from",
             "must be a column name or a list of column names",
         ),
+        // A table's row filter is named, not the whole `rows` map.
+        (
+            r#"{"rows": {"trusted_views": ["v"], "orders": 42}}"#,
+            "rows.orders",
+            "invalid type: integer `42`, expected an SQL condition as a string",
+        ),
+        // A struct read from an array would blame the first element for the first field.
+        (r#"[{"max_rows": 10}]"#, "policy", "must be a JSON object"),
     ] {
         let err = sqlgate::Policy::from_json(policy).expect_err(policy);
         assert_eq!(err.field, field, "{policy}");
         assert!(err.message.starts_with(takes), "{policy}: {}", err.message);
         assert!(!err.message.contains("untagged"), "{}", err.message);
     }
+    let rows =
+        sqlgate::Policy::from_json(r#"{"rows": {"trusted_views": ["v"], "orders": "id = 1"}}"#)
+            .expect("row filters and trusted views read back");
+    let rules = rows.rows.expect("rows");
+    assert_eq!(rules.trusted_views, ["v"]);
+    assert_eq!(rules.filters["orders"], "id = 1");
     let err = serde_json::from_str::<sqlgate::Vars>(r#"{"org": [1]}"#).expect_err("a list");
     assert!(
         err.to_string()

@@ -289,6 +289,19 @@ impl Policy {
 
     /// Parses a policy from JSON.
     pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
+        // serde reads a struct from an array too (its fields in order): say what is expected
+        // instead of what the first field made of the first element.
+        if let Some(first) = text.trim_start().chars().next().filter(|c| *c != '{') {
+            let found = match first {
+                '[' => "an array",
+                '"' => "a string",
+                _ => "something else",
+            };
+            return Err(PolicyError::new(
+                "policy".to_string(),
+                format!("must be a JSON object ({{\"max_rows\": 100, ...}}), found {found}"),
+            ));
+        }
         let mut deserializer = serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
             let path = e.path().to_string();

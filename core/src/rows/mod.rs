@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sqlparser::ast::{Expr, Query, TableAlias, VisitMut, VisitorMut};
 
 use crate::error::{ErrorCode, GuardError, Stage};
@@ -23,6 +23,7 @@ use crate::names::Pattern;
 
 mod bind;
 mod compile;
+mod deserialize;
 mod in_place;
 mod printed;
 mod rewrite;
@@ -41,7 +42,7 @@ pub use vars::{VarValue, Vars};
 /// invoice_line = "invoice_id IN (SELECT invoice_id FROM invoice WHERE customer_id = :tenant)"
 /// trusted_views = ["invoice_summary"]
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct RowFilterRules {
     /// Views that may be read while row filters are in force. A view reads its base tables
     /// without the filters, so every other view the catalog knows is refused.
