@@ -431,6 +431,17 @@ def composition_cases(ok, no):
                "SELECT " + "quote_literal(" * 5 + "first_name" + ")" * 5 + " FROM customer",
                f"{d}: encoders chained on a column", OPEN, "select", dialect=d),
         ]
+    collect = {"postgres": "string_agg({v}, '')", "mysql": "GROUP_CONCAT({v})", "sqlite": "group_concat({v})",
+               "duckdb": "string_agg({v}, '')"}
+    for d, agg in collect.items():
+        rows += [
+            no(f"SELECT {agg.format(v=half[d].format(n=100000))} FROM customer",
+               f"{d}: a collecting aggregate of a generated value over the data's rows", OPEN, "select", dialect=d),
+            runs(ok(f"SELECT {agg.format(v='first_name')} FROM customer",
+                    f"{d}: a collecting aggregate of a column over the data's rows", dialect=d)),
+        ]
+    rows.append(runs(ok("SELECT json_agg(json_build_object('name', first_name, 'id', customer_id)) FROM customer",
+                        "postgres: JSON objects with literal keys collected over the data's rows")))
     for d, fn in {"postgres": "repeat", "mysql": "REPEAT", "duckdb": "repeat"}.items():
         hexed_name = "md5(first_name) || first_name" if d != "mysql" else "CONCAT(md5(first_name), first_name)"
         rows += [

@@ -88,6 +88,30 @@ pub(in crate::validate) fn too_many_collected_bytes(
     )
 }
 
+/// A collecting aggregate over the data's rows (a number the guard does not know) whose every
+/// row adds a generated value over the per-row allowance.
+pub(in crate::validate) fn collected_per_data_row(
+    aggregate: &str,
+    bytes: f64,
+    per_row: f64,
+    location: Option<Location>,
+) -> GuardError {
+    refusal(
+        ErrorCode::UnboundedGeneration,
+        format!(
+            "`{aggregate}` would collect a generated value of {} bytes for every row it reads, \
+             and the number of rows is the data's, so what it builds has no bound",
+            count(bytes)
+        ),
+        format!(
+            "collect the column values themselves, or generated values of at most {} bytes a \
+             row (a thousandth of max_generated_bytes)",
+            count(per_row)
+        ),
+        location,
+    )
+}
+
 /// Series and generators whose rows multiply past the bound.
 pub(in crate::validate) fn too_many_rows(
     what: &str,
