@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
-TARGETS="${FUZZ_TARGETS:-check_bytes fixed_point grammar differential_pg}"
+TARGETS="${FUZZ_TARGETS:-check_bytes fixed_point grammar differential_pg sizes_sqlite}"
 PARALLEL="${FUZZ_JOBS:-2}"
 what="${1:-all}"
 
@@ -33,9 +33,16 @@ import hashlib, json, os, pathlib, shutil
 dialects = ["postgres", "mysql", "sqlite", "mssql", "duckdb", "snowflake", "bigquery",
             "redshift", "clickhouse", "databricks", "hive", "ansi", "generic"]
 root = pathlib.Path("fuzz")
-for target in ["check_bytes", "fixed_point", "differential_pg", "grammar"]:
+for target in ["check_bytes", "fixed_point", "differential_pg", "grammar", "sizes_sqlite"]:
     corpus = root / "corpus" / target
     corpus.mkdir(parents=True, exist_ok=True)
+    if target == "sizes_sqlite":
+        # Structure-aware (arbitrary): 64 fixed pseudo-random inputs, as for the grammar.
+        import random
+        r = random.Random(41)
+        for i in range(64):
+            (corpus / f"random-{i:03d}").write_bytes(bytes(r.randrange(256) for _ in range(128)))
+        continue
     if target == "grammar":
         # Its seeds are text cases for core/tests/fuzz_regressions.rs. Start from 128 fixed
         # pseudo-random inputs instead, half for each grammar (first byte even: dangerous/benign

@@ -8,3 +8,4 @@ pub mod grammar;
 pub mod names;
 pub mod oracles;
 pub mod pg;
+pub mod sizes;

@@ -267,3 +267,32 @@ fn row_filter_oracle_reads_strings_in_the_guards_dialect() {
     let approved = oracles::row_filter_oracle(Dialect::Postgres, sql);
     assert!(approved.is_none_or(|a| a.sql.contains("sqlgate_filtered")));
 }
+
+#[test]
+fn sizes_oracle_measures_approved_parts_near_the_bound_and_none_past_it() {
+    let conn = sqlgate_fuzz::sizes::connection();
+    let mut state: u64 = 0x5eed;
+    let (mut approved, mut largest) = (0, 0);
+    for _ in 0..3000 {
+        let bytes: Vec<u8> = (0..96)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 56) as u8
+            })
+            .collect();
+        let case =
+            sqlgate_fuzz::sizes::SizeQuery::arbitrary_take_rest(Unstructured::new(&bytes)).unwrap();
+        let outcome = sqlgate_fuzz::sizes::run(&conn, &case);
+        assert_eq!(outcome.finding, None);
+        approved += usize::from(outcome.approved);
+        largest = largest.max(outcome.largest);
+    }
+    assert!(approved > 500, "{approved} approved");
+    // The measure is real: approved parts come close to the 1 MiB bound.
+    assert!(
+        largest > 512 * 1024,
+        "largest approved part {largest} bytes"
+    );
+}
