@@ -64,8 +64,10 @@ pub(crate) fn rule(name: &str) -> Option<Rule> {
         "concat" | "concat_ws" | "overlay" | "insert" | "make_set" | "array_cat"
         | "array_append" | "array_prepend" | "list_concat" | "array_concat" | "list_append"
         | "list_prepend" => Rule::Sum,
+        // Two characters a byte, plus a quoted form's delimiters: SQLite's `X'...'` for a blob,
+        // PostgreSQL's `E'...'` when a backslash is doubled.
         "hex" | "to_hex" | "quote" | "quote_literal" | "quote_ident" | "quote_nullable" => {
-            Rule::Scale(2.0, 2.0)
+            Rule::Scale(2.0, 3.0)
         }
         // `encode(x, 'escape')` writes a byte as `\ooo`; `translate` may map a one-byte
         // character to a four-byte one.
