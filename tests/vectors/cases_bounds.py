@@ -483,6 +483,12 @@ def split_cases(ok, no):
            "jsonb_array_elements(('[' || repeat('0,', 1000) || '0]')::jsonb) AS b",
            "postgres: the elements of built JSON texts cross-joined past the row bound", BIG, "select"),
         runs(ok("SELECT * FROM regexp_split_to_table('a,b,c', ',') AS p", "postgres: a split of a literal")),
+        no("SELECT count(*) FROM regexp_matches(repeat('x', 1100), 'x', 'g') AS a, "
+           "regexp_matches(repeat('x', 1100), 'x', 'g') AS b",
+           "postgres: every match of built texts cross-joined past the row bound", BIG, "select"),
+        runs(ok("SELECT count(*) FROM regexp_matches(repeat('x', 2000), 'x') AS a, "
+                "regexp_matches(repeat('x', 2000), 'x') AS b",
+                "postgres: regexp_matches without the flag g yields the first match only")),
         runs(ok("SELECT regexp_split_to_table(first_name, '') FROM customer", "postgres: a column split")),
         no("SELECT count(*) FROM (SELECT unnest(string_split(repeat('x,', 1000), ','))) AS a, "
            "(SELECT unnest(string_split(repeat('x,', 1000), ','))) AS b",
@@ -496,6 +502,76 @@ def split_cases(ok, no):
     ]
 
 
+def table_cases(ok, no):
+    """The size tables (issue 41, "one table per dialect"): deciding every allowlisted function
+    found generators and amplifiers the model had taken to be no larger than their arguments:
+    PostgreSQL's casts called by name with a length, polygon's points, numeric powers, a date
+    format's directives, a separator between generated elements; DuckDB's bitstrings, list
+    resizes, lambdas over generated lists; SQLite's json_extract of several paths; and pretty
+    printers whose output grows with the square of the nesting."""
+    duck, lite = {"dialect": "duckdb"}, {"dialect": "sqlite"}
+    udf = {"functions": {"allow": ["my_fn"]}}
+    return [
+        no("SELECT octet_length(bpchar('x', 1100004, true))", "postgres: bpchar called with a length pads",
+           BIG, "select"),
+        runs(ok("SELECT bpchar('x', 14, true)", "postgres: bpchar with a small length")),
+        no('SELECT length("bit"(1, 1100000))', "postgres: a cast to bit(n) called by name", BIG, "select"),
+        no("SELECT length(polygon(30000, circle '((0,0),1)')::text)", "postgres: polygon builds its points",
+           BIG, "select"),
+        runs(ok("SELECT polygon(8, circle '((0,0),1)')", "postgres: polygon of a few points")),
+        runs(ok("SELECT polygon(box '((0,0),(1,1))')", "postgres: polygon converting a box")),
+        no("SELECT length(repeat((10::numeric ^ 100000)::text, 11))",
+           "postgres: a numeric power of 100 001 digits repeated", BIG, "select"),
+        no("SELECT length(to_char(3888, repeat('RN', 80000)))",
+           "postgres: a date or number format writes more than its directives", BIG, "select"),
+        runs(ok("SELECT to_char(3888, 'RN')", "postgres: a roman numeral")),
+        no("SELECT length(array_to_string(array_fill('x'::text, ARRAY[100000]), repeat(',', 20)))",
+           "postgres: a separator after each generated element", BIG, "select"),
+        runs(ok("SELECT array_to_string(ARRAY['a', 'b'], ', ')", "postgres: array_to_string of a literal")),
+        no("SELECT array_to_string(string_to_array(first_name, ''), repeat('-', 2000)) FROM customer",
+           "postgres: a long separator between the pieces of a column", OPEN, "select"),
+        runs(ok("SELECT array_to_string(string_to_array(first_name, ''), ' - ') FROM customer",
+                "postgres: a short separator between the pieces of a column")),
+        no("SELECT length(jsonb_pretty((repeat('[', 1000) || repeat(']', 1000))::jsonb))",
+           "postgres: jsonb_pretty of a built value (indentation grows with the square of the depth)", OPEN,
+           "select"),
+        runs(ok("""SELECT jsonb_pretty('{"a": [1, 2]}')""", "postgres: jsonb_pretty of a literal")),
+        no("SELECT my_fn(repeat('x', 1000))", "postgres: a function the policy adds has no size rule", OPEN,
+           "select", policy=udf),
+        ok("SELECT my_fn(first_name) FROM customer", "postgres: a function the policy adds, over a column",
+           policy=udf),
+        no("SELECT length(strftime(TIMESTAMP '2020-01-01', repeat('%c', 60000)))",
+           "duckdb: strftime writes 19 characters for %c", BIG, "select", **duck),
+        runs(ok("SELECT strftime(TIMESTAMP '2020-01-01', '%c')", "duckdb: strftime", **duck)),
+        no("SELECT length(bitstring('1', 1100000))", "duckdb: bitstring pads to its length", BIG, "select", **duck),
+        no("SELECT bit_length(bitstring_agg(1, 0, 1100000))", "duckdb: bitstring_agg over a literal range",
+           BIG, "select", **duck),
+        no("SELECT bitstring_agg(customer_id) FROM customer", "duckdb: bitstring_agg over the data's range",
+           OPEN, "select", **duck),
+        runs(ok("SELECT bitstring('1', 8)", "duckdb: a short bitstring", **duck)),
+        no("SELECT len(list_resize([1], 2000000))", "duckdb: list_resize to two million elements", BIG,
+           "select", **duck),
+        no("SELECT length(array_to_string(list_resize(['x'], 60000, 'x'), repeat(',', 20)))",
+           "duckdb: a separator after each element of a resized list", BIG, "select", **duck),
+        no("SELECT list_transform(range(10000), x -> repeat('a', 1000))",
+           "duckdb: a lambda building a value for each element of a generated list", BIG, "select", **duck),
+        ok("SELECT list_transform([1, 2, 3], x -> x + 1)", "duckdb: a lambda over a literal list", **duck),
+        ok("SELECT list_transform(string_split(first_name, ''), x -> upper(x) || '!') FROM customer",
+           "duckdb: a lambda over a list of the data", **duck),
+        no("SELECT list_transform(string_split(first_name, ''), x -> repeat('a', 2000)) FROM customer",
+           "duckdb: a lambda adding a generated value to each element of the data", OPEN, "select", **duck),
+        no("SELECT length(json_pretty(repeat('[', 1000) || repeat(']', 1000)))",
+           "duckdb: json_pretty of a built value", OPEN, "select", **duck),
+        no("SELECT length(json_extract(printf('\"%600000d\"', 1), '$', '$'))",
+           "sqlite: json_extract of two paths copies the value twice", BIG, "select", **lite),
+        runs(ok("""SELECT json_extract('{"a": 1, "b": 2}', '$.a', '$.b')""", "sqlite: json_extract of two paths",
+                **lite)),
+        no("SELECT length(json_pretty('[' || printf('%300d', 1) || ']'))", "sqlite: json_pretty of a built value",
+           OPEN, "select", **lite),
+    ]
+
+
 def cases(ok, no):
     return {"bounds.jsonl": byte_cases(ok, no) + format_cases(ok, no) + row_cases(ok, no) + recursion_cases(ok, no)
-            + unsized_cases(ok, no) + composition_cases(ok, no) + split_cases(ok, no) + stage_cases(ok, no)}
+            + unsized_cases(ok, no) + composition_cases(ok, no) + split_cases(ok, no) + table_cases(ok, no)
+                            + stage_cases(ok, no)}

@@ -11,7 +11,7 @@ use sqlparser::ast::{
     Value,
 };
 
-use super::rules::{self, Rule, FIXED};
+use super::rules::{self, Rule, Unbounded, FIXED};
 use super::size::Size;
 use super::{cut_length, kind, measure, Amount, Kind, AMPLIFY};
 use crate::dialect::Dialect;
@@ -26,6 +26,10 @@ pub(crate) enum Excess {
     Amplified(String),
     /// An amount it needs is not a literal (its name, and which amount).
     NotLiteral(String, &'static str),
+    /// A function whose size is not modelled is given this many bytes the query builds.
+    Unsized(String, f64),
+    /// Each element of a list of the data gains these bytes, more than the second number.
+    PerDataElement(String, f64, f64),
 }
 
 /// The size of `expr`, with every part checked against `max_bytes`; a column, or a value the
@@ -47,12 +51,22 @@ pub(crate) fn size(
 /// True when a call of `name` (lower case) can build a value larger than its arguments: the
 /// walker composes sizes only for expressions that hold one.
 pub(crate) fn grows(name: &str, dialect: Dialect) -> bool {
-    match rules::rule(name) {
-        Some(Rule::Scale(..) | Rule::Json | Rule::Repeat | Rule::Pad | Rule::Replace) => true,
+    match rules::rule(name, dialect) {
+        Some(
+            Rule::Scale(..)
+            | Rule::Json
+            | Rule::Repeat
+            | Rule::Pad
+            | Rule::Replace
+            | Rule::Join
+            | Rule::Copies
+            | Rule::Map
+            | Rule::Unsized,
+        ) => true,
         Some(_) => false,
         None => matches!(
             kind(name, FunctionUse::Expression, dialect),
-            Some(Kind::Sized(_) | Kind::Format(_))
+            Some(Kind::Sized(_) | Kind::Width(..) | Kind::Format(_) | Kind::ArrayFill)
         ),
     }
 }
@@ -72,10 +86,13 @@ impl Composer {
             Expr::UnaryOp { expr: inner, .. } => return self.size(inner),
             Expr::BinaryOp { left, op, right } => {
                 let (l, r) = (self.size(left)?, self.size(right)?);
-                if !joins_values(op) {
-                    return Ok(Size::fixed(FIXED));
+                match operator(op, self.dialect) {
+                    Operator::Small => return Ok(Size::fixed(FIXED)),
+                    // A number's digits: at most both operands' (a product), a few more.
+                    Operator::Arithmetic => return Ok(l.plus(r).plus(Size::fixed(FIXED))),
+                    Operator::Power => return Ok(Size::fixed(NUMERIC_TEXT).plus(l).plus(r)),
+                    Operator::Joins => (l.plus(r), "||"),
                 }
-                (l.plus(r), "||")
             }
             Expr::Cast {
                 kind,
@@ -120,6 +137,16 @@ impl Composer {
                 });
             }
             Expr::Trim { expr: inner, .. } => return self.size(inner),
+            // `ARRAY[a, b]`: its elements, a comma each and the brackets.
+            Expr::Array(array) => {
+                let mut all = Size::fixed(2.0 + array.elem.len() as f64);
+                for element in &array.elem {
+                    all = all.plus(self.size(element)?);
+                }
+                return Ok(all);
+            }
+            // What the lambda builds from one element (its parameters read like columns).
+            Expr::Lambda(lambda) => return self.size(&lambda.body),
             Expr::Function(f) => return self.call(f),
             // Anything else (a nested query, a field of a column, a predicate): a value like a
             // column's; its own parts were bounded where the walker reached them.
@@ -147,16 +174,32 @@ impl Composer {
             }
         }
         let sum = args.iter().fold(Size::NONE, |a, (_, s)| a.plus(*s));
-        let size = match rules::rule(&name) {
+        let size = match rules::rule(&name, self.dialect) {
             Some(rule) => {
-                rules::apply(rule, &args).map_err(|n| Excess::NotLiteral(name.clone(), n.0))?
+                let per_data_element = super::per_data_value(self.max_bytes);
+                rules::apply(rule, &args, self.dialect, per_data_element).map_err(|u| match u {
+                    Unbounded::NotLiteral(what) => Excess::NotLiteral(name.clone(), what),
+                    Unbounded::Unsized(bytes) => Excess::Unsized(name.clone(), bytes),
+                    Unbounded::PerDataElement(bytes) => {
+                        Excess::PerDataElement(name.clone(), bytes, per_data_element)
+                    }
+                })?
             }
             None => match kind(&name, FunctionUse::Expression, self.dialect) {
                 // `space(n)`, `randomblob(n)`: their measure; `format` and `printf` also hold
                 // their arguments.
-                Some(k @ (Kind::Sized(_) | Kind::Format(_))) => {
+                Some(
+                    k @ (Kind::Sized(_) | Kind::Width(..) | Kind::Format(_) | Kind::ArrayFill),
+                ) => {
                     match measure(k, &list.args, self.dialect) {
                         Ok(Amount::Bytes(bytes)) => Size::fixed(bytes).plus(sum),
+                        // `array_fill(v, ARRAY[n])`: n copies of the value. The n elements
+                        // count as generated rows, each with FIXED bytes of its own; what a
+                        // copy holds beyond that counts here.
+                        Ok(Amount::Rows(n)) => {
+                            let each = args.first().map_or(Size::NONE, |(_, s)| *s);
+                            beyond_element(each).times(n).plus(sum)
+                        }
                         // Refused by the walker with the argument that did not fold.
                         _ => sum,
                     }
@@ -180,6 +223,14 @@ impl Composer {
     }
 }
 
+/// What one generated element holds beyond the [`FIXED`] bytes its row is counted with.
+pub(crate) fn beyond_element(each: Size) -> Size {
+    Size {
+        bytes: (each.bytes - FIXED).max(0.0),
+        ..each
+    }
+}
+
 /// True when a cast to `varchar(n)` cuts its value to `n` characters: PostgreSQL, MySQL and the
 /// rest do; SQLite and DuckDB ignore the length.
 pub(crate) fn casts_cut(dialect: Dialect) -> bool {
@@ -191,28 +242,44 @@ fn is_try(kind: &CastKind) -> bool {
     matches!(kind, CastKind::TryCast | CastKind::SafeCast)
 }
 
-/// True for an operator whose result holds both operands (`||`, and any operator the model
-/// does not know); arithmetic, comparisons and logic give a small value.
-fn joins_values(op: &BinaryOperator) -> bool {
-    !matches!(
-        op,
+/// The widest PostgreSQL `numeric` as text: 131 072 digits before the point, 16 383 after.
+const NUMERIC_TEXT: f64 = 147_500.0;
+
+/// What an operator's result holds.
+enum Operator {
+    /// A truth value or a comparison.
+    Small,
+    /// A number computed from both operands (`+`, `*`, ...): no more digits than both.
+    Arithmetic,
+    /// PostgreSQL's `^` on `numeric`: `10::numeric ^ 100000` is 100 001 digits.
+    Power,
+    /// Both operands (`||`, and any operator the model does not know).
+    Joins,
+}
+
+fn operator(op: &BinaryOperator, dialect: Dialect) -> Operator {
+    match op {
         BinaryOperator::Plus
-            | BinaryOperator::Minus
-            | BinaryOperator::Multiply
-            | BinaryOperator::Divide
-            | BinaryOperator::Modulo
-            | BinaryOperator::MyIntegerDivide
-            | BinaryOperator::Eq
-            | BinaryOperator::NotEq
-            | BinaryOperator::Lt
-            | BinaryOperator::LtEq
-            | BinaryOperator::Gt
-            | BinaryOperator::GtEq
-            | BinaryOperator::Spaceship
-            | BinaryOperator::And
-            | BinaryOperator::Or
-            | BinaryOperator::Xor
-    )
+        | BinaryOperator::Minus
+        | BinaryOperator::Multiply
+        | BinaryOperator::Divide
+        | BinaryOperator::Modulo
+        | BinaryOperator::MyIntegerDivide => Operator::Arithmetic,
+        BinaryOperator::Eq
+        | BinaryOperator::NotEq
+        | BinaryOperator::Lt
+        | BinaryOperator::LtEq
+        | BinaryOperator::Gt
+        | BinaryOperator::GtEq
+        | BinaryOperator::Spaceship
+        | BinaryOperator::And
+        | BinaryOperator::Or
+        | BinaryOperator::Xor => Operator::Small,
+        BinaryOperator::PGExp if matches!(dialect, Dialect::Postgres | Dialect::Redshift) => {
+            Operator::Power
+        }
+        _ => Operator::Joins,
+    }
 }
 
 /// The expression of an argument, positional or named.
@@ -236,6 +303,8 @@ fn literal_bytes(value: &Value) -> f64 {
     match value {
         Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.len() as f64,
         Value::Null => 0.0,
+        // A number as written is its text (and wider than the engine holds it).
+        Value::Number(n, _) => n.len().max(1) as f64,
         _ => FIXED,
     }
 }

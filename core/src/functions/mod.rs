@@ -29,6 +29,19 @@ const DUCKDB_TABLE_ALLOW: &str = include_str!("data/duckdb_table_allow.txt");
 const COMMON_DENY: &str = include_str!("data/deny_common.txt");
 const TABLE_DENY: &str = include_str!("data/deny_table.txt");
 
+/// The names `dialect` allows in expressions by default, when it has an allowlist (the size
+/// tables, `crate::bounds`, decide each of them).
+#[cfg(test)]
+pub(crate) fn default_allowlist(dialect: Dialect) -> Option<impl Iterator<Item = &'static str>> {
+    let list = match dialect {
+        Dialect::Postgres => POSTGRES_ALLOW,
+        Dialect::Sqlite => SQLITE_ALLOW,
+        Dialect::Duckdb => DUCKDB_ALLOW,
+        _ => return None,
+    };
+    Some(entries(list))
+}
+
 /// Non-comment, non-empty lines of an embedded list.
 fn entries(list: &str) -> impl Iterator<Item = &str> {
     list.lines()

@@ -176,12 +176,12 @@ impl Reader<'_> {
             .map(|a| self.size(a))
             .collect::<Result<Vec<_>, _>>()?;
         let sum = sizes.iter().fold(Size::NONE, |a, b| a.plus(*b));
-        let Some(rule) = rules::rule(&name) else {
+        let Some(rule) = rules::rule(&name, self.dialect) else {
             // Concatenation and anything else: as large as its arguments together.
             return Ok(sum);
         };
         let sized: Vec<(&Expr, Size)> = args.iter().copied().zip(sizes).collect();
-        rules::apply(rule, &sized).map_err(|_| {
+        rules::apply(rule, &sized, self.dialect, 0.0).map_err(|_| {
             "a value of its recursive part is repeated, padded or replaced by an amount that is \
              not a literal, or replaced by a value of the data"
         })
