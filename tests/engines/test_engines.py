@@ -35,7 +35,7 @@ import pytest
 import sqlgate
 from adapters import DuckDB, MariaDB, Postgres, SQLite
 from engines import (COLUMNS, HOST_EFFECTS, TABLES, Engine, Query, column_protected, fixture_rows, judge,
-                     pii_protected, settings_for, tempdir)
+                     pii_protected, settings_for, tempdir, walk_values)
 
 REPO = Path(__file__).resolve().parents[2]
 VECTOR_DIR = REPO / "tests" / "vectors"
@@ -304,6 +304,37 @@ def test_refused_sizes_would_have_been_generated(name: str, engines: dict[str, E
 # Approved mutation vectors that must run without an engine error, per engine: the test is only
 # evidence if mutations really change rows.
 MUTATIONS_THAT_RUN = {"postgres": 15, "mariadb": 4, "sqlite": 4, "duckdb": 2}
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_approved_sizes_stay_within_their_bounds(name: str, engines: dict[str, Engine | str]) -> None:
+    """The other direction of the size evidence: each approved size vector (tests/vectors/
+    bounds.jsonl) runs as approved on its engine, and no value it returns is longer than the
+    policy's max_generated_bytes, nor are there more rows than max_generated_rows. The approved
+    vectors sit just under the bounds where they can (a concatenation of two 300 000-byte
+    values, a CTE's value used twice), so an under-estimate shows here."""
+    engine = engine_or_skip(engines, name)
+    measured_values, largest, over = 0, 0, []
+    for case in cases_for(name):
+        if not case["_where"].startswith("bounds.jsonl") or not case["expect"]["allowed"]:
+            continue
+        policy = policy_of(case)
+        max_bytes = policy.get("max_generated_bytes", 1_048_576)
+        max_rows = policy.get("max_generated_rows", 1_000_000)
+        outcome = engine.run(case["expect"]["sql"], engine.settings[0])
+        if outcome.error:
+            continue  # not in this build, or an engine error: the harmless-run test reports it
+        for rows in outcome.results:
+            sizes = [len(v) for v in walk_values(rows)]
+            measured_values += len(sizes)
+            largest = max([largest, *sizes])
+            if len(rows) > max_rows or any(size > max_bytes for size in sizes):
+                over.append(f"{case['_where']} {case['sql']!r}: {len(rows)} rows, largest value "
+                            f"{max(sizes, default=0)} bytes (bounds {max_rows} rows, {max_bytes} bytes)")
+    print(f"\n== engines: {name}: {measured_values} values of approved size vectors measured, "
+          f"largest {largest} bytes")
+    assert measured_values > 0, f"no approved size vector of {name} returned a value"
+    assert not over, "approved size vectors built more than their bounds:\n" + "\n".join(over)
 
 
 def table_state(policy: dict[str, Any]) -> Any:
