@@ -286,6 +286,40 @@ def recursion_cases(ok, no):
     return rows
 
 
+def outer_limit_cases(ok, no):
+    """PostgreSQL, DuckDB and SQLite evaluate a recursive CTE only as far as the query reading it
+    fetches (core/src/validate/recursion/streaming.rs): a LIMIT on a plain read of the CTE stops
+    it. A sort, a filter, an aggregate, or a step that multiplies its rows reads it whole, and
+    MariaDB materializes it first."""
+    endless = "WITH RECURSIVE t(n) AS ({anchor} UNION ALL SELECT n + 1 FROM t) "
+    rows = []
+    for d, anchor in [("postgres", "VALUES (1)"), ("duckdb", "SELECT 1"), ("sqlite", "SELECT 1")]:
+        cte = endless.format(anchor=anchor)
+        rows += [
+            runs(ok(cte + "SELECT * FROM t LIMIT 10", f"{d}: an endless recursive CTE read under a LIMIT",
+                    dialect=d)),
+            runs(ok(cte + "SELECT n AS k FROM t LIMIT 5 OFFSET 5",
+                    f"{d}: an endless recursive CTE read under a LIMIT and an OFFSET", dialect=d)),
+            no(cte + "SELECT * FROM t ORDER BY n LIMIT 10", f"{d}: a sorted read of an endless recursive CTE",
+               OPEN, "select", dialect=d),
+            no(cte + "SELECT * FROM t WHERE n < 0 LIMIT 10",
+               f"{d}: a filtered read of an endless recursive CTE (the filter may never match)", OPEN, "select",
+               dialect=d),
+            no(cte + "SELECT count(*) FROM t LIMIT 10", f"{d}: an aggregate of an endless recursive CTE", OPEN,
+               "select", dialect=d),
+        ]
+    rows += [
+        no("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT * FROM t LIMIT 10",
+           "mysql: MariaDB materializes a recursive CTE before the LIMIT", OPEN, "select", dialect="mysql"),
+        no("WITH RECURSIVE t(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM t) SELECT * FROM t LIMIT 30",
+           "postgres: a value doubled each step, read under a LIMIT of 30 steps", BIG, "select"),
+        no("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t CROSS JOIN (VALUES (1), (2)) AS v(k)) "
+           "SELECT * FROM t LIMIT 10", "postgres: a step that doubles its rows, read under a LIMIT", OPEN,
+           "select"),
+    ]
+    return rows
+
+
 def stage_cases(ok, no):
     """Snowflake stages are files: refused as a table, a table function, with a path, quoted."""
     d = "snowflake"
@@ -573,5 +607,6 @@ def table_cases(ok, no):
 
 def cases(ok, no):
     return {"bounds.jsonl": byte_cases(ok, no) + format_cases(ok, no) + row_cases(ok, no) + recursion_cases(ok, no)
-            + unsized_cases(ok, no) + composition_cases(ok, no) + split_cases(ok, no) + table_cases(ok, no)
+            + outer_limit_cases(ok, no) + unsized_cases(ok, no) + composition_cases(ok, no) + split_cases(ok, no)
+                            + table_cases(ok, no)
                             + stage_cases(ok, no)}

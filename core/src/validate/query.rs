@@ -4,6 +4,7 @@
 use sqlparser::ast::{Expr, ObjectName, Query, SelectItem, SetExpr, Spanned, Table, With};
 
 use super::diagnostics as refuse;
+use super::recursion;
 use super::scope::Scope;
 use super::{span_location, statement_keyword, Walker};
 use crate::dialect::Dialect;
@@ -41,7 +42,7 @@ impl Walker<'_, '_> {
         let outer_rows = self.enter_query();
         let mut scope = Scope::child(parent);
         if let Some(with) = with {
-            self.with_clause(with, &mut scope)?;
+            self.with_clause(with, &mut scope, Some(query))?;
         }
         let (columns, body_scope) = self.set_expr(body, &scope)?;
         // ORDER BY and LIMIT see the body's FROM items and output names.
@@ -60,11 +61,13 @@ impl Walker<'_, '_> {
         Ok(columns)
     }
 
-    /// Checks each CTE and adds it to `scope`, where the later CTEs and the body see it.
+    /// Checks each CTE and adds it to `scope`, where the later CTEs and the body see it;
+    /// `outer` is the query the WITH belongs to (its LIMIT may stop a recursive CTE it reads).
     pub(super) fn with_clause(
         &mut self,
         with: &With,
         scope: &mut Scope<'_>,
+        outer: Option<&Query>,
     ) -> Result<(), GuardError> {
         for (k, cte) in with.cte_tables.iter().enumerate() {
             let name = fold_ident(&cte.alias.name, self.dialect());
@@ -86,7 +89,15 @@ impl Walker<'_, '_> {
                 // A recursive CTE sees itself.
                 scope.ctes.push((name.clone(), None));
             }
-            let columns = self.cte_query(&cte.query, &cte.alias, &name, with.recursive, scope);
+            let fetched = outer.and_then(|q| recursion::outer_limit(q, &name, self.dialect()));
+            let columns = self.cte_query(
+                &cte.query,
+                &cte.alias,
+                &name,
+                with.recursive,
+                fetched,
+                scope,
+            );
             if with.recursive {
                 scope.ctes.pop();
             }

@@ -234,8 +234,18 @@ pub(in crate::validate) fn unsized_text(
 pub(in crate::validate) fn unbounded_recursion(
     cte: &str,
     why: &str,
+    streams: bool,
     location: Option<Location>,
 ) -> GuardError {
+    // PostgreSQL, DuckDB and SQLite stop the CTE where a plain read of it stops.
+    let read = if streams {
+        format!(
+            "; or read it as it is under a literal LIMIT (`SELECT * FROM {cte} LIMIT 100`, no \
+             ORDER BY, WHERE or aggregate over it)"
+        )
+    } else {
+        String::new()
+    };
     refusal(
         ErrorCode::UnboundedGeneration,
         format!(
@@ -246,7 +256,7 @@ pub(in crate::validate) fn unbounded_recursion(
             "bound the recursion of `{cte}` with a counter: start it at a literal in the anchor, \
              move it by a literal in the recursive part and stop it with a literal there \
              (`SELECT 1 AS depth ... UNION ALL SELECT ..., depth + 1 FROM {cte} ... WHERE depth \
-             < 100`); a walk over existing rows may use UNION instead of UNION ALL"
+             < 100`); a walk over existing rows may use UNION instead of UNION ALL{read}"
         ),
         location,
     )
@@ -289,7 +299,29 @@ pub(super) fn samples(at: Option<Location>) -> Vec<(GuardError, ErrorCode)> {
             UnboundedGeneration,
         ),
         (
-            unbounded_recursion("r", "its recursive part has no WHERE that stops it", at),
+            unbounded_recursion(
+                "r",
+                "its recursive part has no WHERE that stops it",
+                true,
+                at,
+            ),
+            UnboundedGeneration,
+        ),
+        (
+            unbounded_recursion(
+                "r",
+                "its recursive part has no WHERE that stops it",
+                false,
+                at,
+            ),
+            UnboundedGeneration,
+        ),
+        (
+            unsized_input("jsonb_pretty", 2000.0, at),
+            UnboundedGeneration,
+        ),
+        (
+            grown_per_data_element("list_transform", 2000.0, 1024.0, at),
             UnboundedGeneration,
         ),
         (recursion_grows("r", 2e6, 1e6, at), GeneratedTooLarge),

@@ -364,6 +364,7 @@ impl Walker<'_, '_> {
         alias: &TableAlias,
         name: &str,
         recursive: bool,
+        fetched: Option<f64>,
         scope: &Scope<'_>,
     ) -> Result<Option<Vec<String>>, GuardError> {
         let outer = self.generated.rows;
@@ -399,6 +400,7 @@ impl Walker<'_, '_> {
                 names.as_deref(),
                 self_reads,
                 sides,
+                fetched,
                 self.dialect(),
             ) {
                 Outcome::Ends { rows: all, bytes } => {
@@ -409,7 +411,8 @@ impl Walker<'_, '_> {
                     }
                 }
                 Outcome::Unproven(why) => {
-                    return Err(refuse::unbounded_recursion(cte, why, location))
+                    let streams = recursion::streams(self.dialect());
+                    return Err(refuse::unbounded_recursion(cte, why, streams, location));
                 }
             }
             if !bounds::within(rows, self.ctx.bounds.max_rows) {

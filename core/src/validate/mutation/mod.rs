@@ -122,7 +122,7 @@ impl Walker<'_, '_> {
         }
         let mut scope = Scope::child(None);
         if let Some(with) = with {
-            self.with_clause(with, &mut scope)?;
+            self.with_clause(with, &mut scope, None)?;
         }
         self.mutation_statement(inner, Some(&scope), writes, found)
     }

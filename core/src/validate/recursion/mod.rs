@@ -9,7 +9,10 @@
 //!   column or a literal as it is (no arithmetic, no call) can only produce rows made of values
 //!   that already exist, so deduplication ends it (a hierarchy walk);
 //! - **a `LIMIT` on the CTE's query**, in SQLite, which stops the recursion there (documented;
-//!   PostgreSQL, MariaDB and DuckDB refuse such a LIMIT).
+//!   PostgreSQL, MariaDB and DuckDB refuse such a LIMIT);
+//! - **a `LIMIT` on the query that reads it**, in PostgreSQL, DuckDB and SQLite, which evaluate
+//!   the CTE only as far as that query fetches, when it streams (`streaming.rs`) and each step
+//!   yields at most one row a row it reads.
 //!
 //! Its rows are the anchor's times the chain: each step multiplies by what else the step reads
 //! that generates (`r CROSS JOIN (VALUES (1), (2))` doubles every step: 2^K), and the values a
@@ -26,6 +29,9 @@ use crate::names::fold_ident;
 
 mod counter;
 mod growth;
+mod streaming;
+
+pub(super) use streaming::{outer_limit, streams};
 
 /// What the walker counted for the CTE's two sides: the anchor's generated rows and the rows
 /// the step's other sources generate per row it reads (1 when none generates).
@@ -69,16 +75,26 @@ struct Shape<'q> {
 
 /// Proves that the recursive CTE `name` (its column list `columns`, when given) defined by
 /// `query` ends, and bounds what it builds; `self_reads` is how many times its definition reads
-/// it (the walker counted), `sides` the generated rows of its anchor and step.
+/// it (the walker counted), `sides` the generated rows of its anchor and step, `fetched` the
+/// rows the query reading it stops after ([`outer_limit`]).
 pub(super) fn prove(
     query: &Query,
     name: &str,
     columns: Option<&[String]>,
     self_reads: usize,
     sides: Sides,
+    fetched: Option<f64>,
     dialect: Dialect,
 ) -> Outcome {
-    let limit = literal_limit(query).filter(|_| limit_stops_recursion(dialect));
+    // A step that multiplies its rows computes a whole iteration past the rows fetched.
+    let fetched = fetched.filter(|_| sides.step <= 1.0);
+    let limit = match (
+        literal_limit(query).filter(|_| limit_stops_recursion(dialect)),
+        fetched,
+    ) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     // A LIMIT caps the rows, not what each grows: an unreadable shape stays unproven.
     let shape = match shape(query, name, columns, dialect) {
         Ok(shape) => shape,
