@@ -308,6 +308,14 @@ def outer_limit_cases(ok, no):
             no(cte + "SELECT count(*) FROM t LIMIT 10", f"{d}: an aggregate of an endless recursive CTE", OPEN,
                "select", dialect=d),
         ]
+    for d in ["postgres", "mysql", "sqlite", "duckdb"]:
+        rows += [
+            runs(ok("WITH RECURSIVE t(a) AS (SELECT 0 UNION ALL SELECT a + 1 FROM t WHERE a + 1 < 5) "
+                    "SELECT * FROM t", f"{d}: a counter compared after a shift (a + 1 < 5)", dialect=d)),
+            no("WITH RECURSIVE t(a) AS (SELECT 0 UNION ALL SELECT a + 1 FROM t WHERE a + 1 > -5) "
+               "SELECT count(*) FROM t", f"{d}: a shifted counter bounded the way it does not move", OPEN, "select",
+               dialect=d),
+        ]
     rows += [
         no("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT * FROM t LIMIT 10",
            "mysql: MariaDB materializes a recursive CTE before the LIMIT", OPEN, "select", dialect="mysql"),

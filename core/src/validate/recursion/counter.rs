@@ -124,12 +124,35 @@ fn conjuncts(expr: &Expr) -> Vec<&Expr> {
 /// b` (two).
 fn limits(expr: &Expr, shape: &Shape<'_>, dialect: Dialect) -> Vec<Limit> {
     let counter = |e: &Expr| column_index(e, shape, dialect);
+    // `n + 1 < 5` bounds `n` as `n < 4` does.
+    if let Expr::BinaryOp { left, op, right } = expr {
+        let moved = |e: &Expr| {
+            let (shifted, by) = shifted(e)?;
+            Some((counter(shifted)?, by))
+        };
+        if let (Some((index, by)), Some(value)) = (moved(left), literal(right)) {
+            return comparison(op).map_or_else(Vec::new, |upper| {
+                vec![Limit {
+                    index,
+                    value: value - by,
+                    upper,
+                }]
+            });
+        }
+        if let (Some((index, by)), Some(value)) = (moved(right), literal(left)) {
+            return comparison(op).map_or_else(Vec::new, |upper| {
+                vec![Limit {
+                    index,
+                    value: value - by,
+                    upper: !upper,
+                }]
+            });
+        }
+    }
     match expr {
         Expr::BinaryOp { left, op, right } => {
-            let upper = match op {
-                BinaryOperator::Lt | BinaryOperator::LtEq => true,
-                BinaryOperator::Gt | BinaryOperator::GtEq => false,
-                _ => return Vec::new(),
+            let Some(upper) = comparison(op) else {
+                return Vec::new();
             };
             let bound = if let (Some(index), Some(value)) = (counter(left), literal(right)) {
                 Some(Limit {
@@ -170,6 +193,35 @@ fn limits(expr: &Expr, shape: &Shape<'_>, dialect: Dialect) -> Vec<Limit> {
         },
         _ => Vec::new(),
     }
+}
+
+/// True for `<` / `<=` (an upper bound on the left side), false for `>` / `>=`.
+fn comparison(op: &BinaryOperator) -> Option<bool> {
+    match op {
+        BinaryOperator::Lt | BinaryOperator::LtEq => Some(true),
+        BinaryOperator::Gt | BinaryOperator::GtEq => Some(false),
+        _ => None,
+    }
+}
+
+/// `x + k`, `k + x` or `x - k` with a literal number `k` (not 0): `x` and the signed `k`.
+fn shifted(expr: &Expr) -> Option<(&Expr, f64)> {
+    let Expr::BinaryOp { left, op, right } = expr else {
+        return match expr {
+            Expr::Nested(inner) => shifted(inner),
+            _ => None,
+        };
+    };
+    let (x, by) = match op {
+        BinaryOperator::Plus => match (number(left), number(right)) {
+            (None, Some(k)) => (left.as_ref(), k),
+            (Some(k), None) => (right.as_ref(), k),
+            _ => return None,
+        },
+        BinaryOperator::Minus => (left.as_ref(), -number(right)?),
+        _ => return None,
+    };
+    by.is_finite().then_some((x, by))
 }
 
 /// A literal a counter is compared with or starts at: a number, or a date in days.
