@@ -317,6 +317,14 @@ def outer_limit_cases(ok, no):
                dialect=d),
         ]
     rows += [
+        runs(ok("WITH RECURSIVE y(id) AS (VALUES (1)), x(id) AS (SELECT * FROM y UNION ALL SELECT id + 1 FROM x "
+                "WHERE id < 5) SELECT * FROM x", "postgres: a counter starting from another CTE's literal row")),
+        runs(ok("WITH RECURSIVE x(id) AS (SELECT * FROM y UNION ALL SELECT id + 1 FROM x WHERE id < 5), "
+                "y(id) AS (VALUES (1)) SELECT * FROM x",
+                "postgres: a counter starting from a later CTE's literal row")),
+        no("WITH RECURSIVE y(id) AS (SELECT customer_id FROM customer), x(id) AS (SELECT * FROM y UNION ALL "
+           "SELECT id + 1 FROM x WHERE id < 5) SELECT count(*) FROM x",
+           "postgres: a counter starting from another CTE's data", OPEN, "select"),
         no("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT * FROM t LIMIT 10",
            "mysql: MariaDB materializes a recursive CTE before the LIMIT", OPEN, "select", dialect="mysql"),
         no("WITH RECURSIVE t(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM t) SELECT * FROM t LIMIT 30",

@@ -90,14 +90,8 @@ impl Walker<'_, '_> {
                 scope.ctes.push((name.clone(), None));
             }
             let fetched = outer.and_then(|q| recursion::outer_limit(q, &name, self.dialect()));
-            let columns = self.cte_query(
-                &cte.query,
-                &cte.alias,
-                &name,
-                with.recursive,
-                fetched,
-                scope,
-            );
+            let columns =
+                self.cte_query(cte, &name, with.recursive, fetched, &with.cte_tables, scope);
             if with.recursive {
                 scope.ctes.pop();
             }

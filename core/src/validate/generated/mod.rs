@@ -5,7 +5,7 @@
 //! ordinary query only ever multiplies by nothing.
 
 use sqlparser::ast::{
-    Expr, Function, FunctionArg, FunctionArgExpr, Ident, Query, SetExpr, Spanned, TableAlias,
+    Cte, Expr, Function, FunctionArg, FunctionArgExpr, Ident, SetExpr, Spanned, TableAlias,
 };
 
 use super::diagnostics as refuse;
@@ -356,17 +356,19 @@ impl Walker<'_, '_> {
     }
 
     /// A CTE's query: its rows are kept for its references instead of counting here; a
-    /// recursive one (it reads itself) needs a bound (`recursion::bound`), which multiplies
-    /// them.
+    /// recursive one (it reads itself) needs a termination proof (`recursion::prove`), from
+    /// `fetched`, the rows the query reading it stops after, and `siblings`, the CTEs of its
+    /// WITH (whose literal rows its anchor may start from).
     pub(super) fn cte_query(
         &mut self,
-        query: &Query,
-        alias: &TableAlias,
+        cte: &Cte,
         name: &str,
         recursive: bool,
         fetched: Option<f64>,
+        siblings: &[Cte],
         scope: &Scope<'_>,
     ) -> Result<Option<Vec<String>>, GuardError> {
+        let (query, alias) = (&cte.query, &cte.alias);
         let outer = self.generated.rows;
         let outer_bytes = self.generated.bytes;
         let refs = self.generated.recursive_refs;
@@ -401,6 +403,7 @@ impl Walker<'_, '_> {
                 self_reads,
                 sides,
                 fetched,
+                siblings,
                 self.dialect(),
             ) {
                 Outcome::Ends { rows: all, bytes } => {

@@ -5,11 +5,12 @@
 //! else the step joins. The start is the anchor's literal (every anchor row's); a counter bounded
 //! on both sides (`n BETWEEN 1 AND 100`) needs none.
 
-use sqlparser::ast::{BinaryOperator, Expr, SetExpr};
+use sqlparser::ast::{BinaryOperator, Cte, Expr, Select, SelectItem, SetExpr, TableFactor};
 
 use super::{column_index, item_expr, Shape};
 use crate::bounds::{instant, interval, number, span_rows};
 use crate::dialect::Dialect;
+use crate::names::fold_ident;
 
 /// Which way a literal bounds the counter.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,7 +79,7 @@ fn counted(
         .map(|l| l.value)
         .reduce(|a, b| if upward { a.min(b) } else { a.max(b) })
         .ok_or("the step moves the counter away from the bound in its WHERE")?;
-    let from = match starts(shape.anchor, index) {
+    let from = match starts(shape.anchor, index, shape.siblings, dialect, 0) {
         Some(starts) if !starts.is_empty() => {
             // The start farthest from the bound gives the longest chain.
             starts
@@ -248,21 +249,84 @@ fn step_of(expr: &Expr, index: usize, shape: &Shape<'_>, dialect: Dialect) -> Op
     }
 }
 
-/// The counter's start in every row of the anchor, when each is a literal.
-fn starts(anchor: &SetExpr, index: usize) -> Option<Vec<f64>> {
+/// The counter's start in every row of the anchor, when each is a literal: written there, or
+/// read (`SELECT * FROM y`) from another CTE of the WITH whose rows are literals.
+fn starts(
+    anchor: &SetExpr,
+    index: usize,
+    siblings: &[Cte],
+    dialect: Dialect,
+    depth: usize,
+) -> Option<Vec<f64>> {
     match anchor {
-        SetExpr::Select(select) => Some(vec![literal(item_expr(select.projection.get(index)?)?)?]),
+        SetExpr::Select(select) => match select
+            .projection
+            .get(index)
+            .and_then(item_expr)
+            .and_then(literal)
+        {
+            Some(start) => Some(vec![start]),
+            None => sibling_starts(select, index, siblings, dialect, depth),
+        },
         SetExpr::Values(values) => values
             .rows
             .iter()
             .map(|row| row.content.get(index).and_then(literal))
             .collect(),
         SetExpr::SetOperation { left, right, .. } => {
-            let mut all = starts(left, index)?;
-            all.extend(starts(right, index)?);
+            let mut all = starts(left, index, siblings, dialect, depth)?;
+            all.extend(starts(right, index, siblings, dialect, depth)?);
             Some(all)
         }
-        SetExpr::Query(q) => starts(&q.body, index),
+        SetExpr::Query(q) => starts(&q.body, index, siblings, dialect, depth),
         _ => None,
     }
+}
+
+/// The starts `select` reads from one other CTE of the WITH: its only FROM item, read whole
+/// (`SELECT *`) or by a column of its column list. A WHERE there only drops starts.
+fn sibling_starts(
+    select: &Select,
+    index: usize,
+    siblings: &[Cte],
+    dialect: Dialect,
+    depth: usize,
+) -> Option<Vec<f64>> {
+    // CTEs reading one another go round at most this deep.
+    if depth >= 4 {
+        return None;
+    }
+    let [from] = select.from.as_slice() else {
+        return None;
+    };
+    let TableFactor::Table {
+        name, args: None, ..
+    } = &from.relation
+    else {
+        return None;
+    };
+    let [part] = name.0.as_slice() else {
+        return None;
+    };
+    let read = fold_ident(part.as_ident()?, dialect);
+    let cte = siblings
+        .iter()
+        .find(|c| fold_ident(&c.alias.name, dialect) == read)?;
+    let position = match select.projection.as_slice() {
+        [SelectItem::Wildcard(_)] => index,
+        items => {
+            let Expr::Identifier(column) = item_expr(items.get(index)?)? else {
+                return None;
+            };
+            let column = fold_ident(column, dialect);
+            cte.alias
+                .columns
+                .iter()
+                .position(|c| fold_ident(&c.name, dialect) == column)?
+        }
+    };
+    if !from.joins.is_empty() {
+        return None;
+    }
+    starts(&cte.query.body, position, siblings, dialect, depth + 1)
 }

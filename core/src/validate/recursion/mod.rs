@@ -19,7 +19,8 @@
 //! step grows (`s || 'x'` adds, `s || s` doubles) are bounded at the last step (`growth.rs`).
 
 use sqlparser::ast::{
-    Expr, LimitClause, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableFactor,
+    Cte, Expr, LimitClause, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier,
+    TableFactor,
 };
 
 use super::query::output_columns;
@@ -71,12 +72,18 @@ struct Shape<'q> {
     names: Vec<String>,
     /// True when the CTE is the step's only FROM item (an unqualified column is then its own).
     alone: bool,
+    /// The CTEs of the same WITH (an anchor may start its counter from one).
+    siblings: &'q [Cte],
 }
 
 /// Proves that the recursive CTE `name` (its column list `columns`, when given) defined by
 /// `query` ends, and bounds what it builds; `self_reads` is how many times its definition reads
 /// it (the walker counted), `sides` the generated rows of its anchor and step, `fetched` the
-/// rows the query reading it stops after ([`outer_limit`]).
+/// rows the query reading it stops after ([`outer_limit`]), `siblings` the CTEs of its WITH.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the CTE, what the walker counted, its WITH"
+)]
 pub(super) fn prove(
     query: &Query,
     name: &str,
@@ -84,6 +91,7 @@ pub(super) fn prove(
     self_reads: usize,
     sides: Sides,
     fetched: Option<f64>,
+    siblings: &[Cte],
     dialect: Dialect,
 ) -> Outcome {
     // A step that multiplies its rows computes a whole iteration past the rows fetched.
@@ -96,7 +104,7 @@ pub(super) fn prove(
         (a, b) => a.or(b),
     };
     // A LIMIT caps the rows, not what each grows: an unreadable shape stays unproven.
-    let shape = match shape(query, name, columns, dialect) {
+    let shape = match shape(query, name, columns, siblings, dialect) {
         Ok(shape) => shape,
         Err(why) => return Outcome::Unproven(why),
     };
@@ -176,6 +184,7 @@ fn shape<'q>(
     query: &'q Query,
     name: &str,
     columns: Option<&[String]>,
+    siblings: &'q [Cte],
     dialect: Dialect,
 ) -> Result<Shape<'q>, &'static str> {
     let SetExpr::SetOperation {
@@ -213,6 +222,7 @@ fn shape<'q>(
         columns,
         names,
         alone,
+        siblings,
     })
 }
 
