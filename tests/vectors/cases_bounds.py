@@ -322,6 +322,13 @@ def outer_limit_cases(ok, no):
         runs(ok("WITH RECURSIVE x(id) AS (SELECT * FROM y UNION ALL SELECT id + 1 FROM x WHERE id < 5), "
                 "y(id) AS (VALUES (1)) SELECT * FROM x",
                 "postgres: a counter starting from a later CTE's literal row")),
+        runs(ok("SELECT count(*) FROM (WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 500) "
+                "SELECT * FROM t) AS t WHERE n < (SELECT count(*) FROM (WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL "
+                "SELECT n + 1 FROM t WHERE n < 100) SELECT * FROM t WHERE n < 50000) AS t WHERE n < 100)",
+                "postgres: a recursive CTE reads itself, not an outer CTE of the same name")),
+        no("WITH t AS (SELECT * FROM generate_series(1, 6)) SELECT count(*) FROM t, (WITH RECURSIVE t(n) AS "
+           "(SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 200000) SELECT * FROM t) AS u",
+           "postgres: an outer CTE and an inner recursive CTE of the same name both count", BIG, "select"),
         no("WITH RECURSIVE y(id) AS (SELECT customer_id FROM customer), x(id) AS (SELECT * FROM y UNION ALL "
            "SELECT id + 1 FROM x WHERE id < 5) SELECT count(*) FROM x",
            "postgres: a counter starting from another CTE's data", OPEN, "select"),

@@ -32,8 +32,9 @@ pub(super) struct Generated {
     last_bytes: f64,
     /// CTEs that generate rows or values, in definition order.
     ctes: Vec<GeneratingCte>,
-    /// Recursive CTEs whose definition is being walked.
-    recursive: Vec<String>,
+    /// Recursive CTEs whose definition is being walked, each with the number of `ctes` when it
+    /// began (a CTE recorded after that is defined inside it and shadows it).
+    recursive: Vec<(String, usize)>,
     /// References to those seen so far.
     recursive_refs: usize,
     /// Each set operation walked, in the order they ended: read back by the operation it is a
@@ -329,13 +330,32 @@ impl Walker<'_, '_> {
         name: &str,
         location: Option<Location>,
     ) -> Result<(), GuardError> {
-        if self.generated.recursive.iter().any(|r| r == name) {
-            self.generated.recursive_refs += 1;
-        }
-        let cte = self.generated.ctes.iter().rev().find(|c| c.name == name);
-        let Some((rows, bytes)) = cte.map(|c| (c.rows, c.bytes)) else {
-            return Ok(());
+        let recorded = self
+            .generated
+            .ctes
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, c)| c.name == name);
+        let defining = self
+            .generated
+            .recursive
+            .iter()
+            .rev()
+            .find(|(r, _)| r == name)
+            .map(|(_, began)| *began);
+        let cte = match (recorded, defining) {
+            // A CTE of the same name defined inside the one being defined is nearer.
+            (Some((at, cte)), Some(began)) if at >= began => cte,
+            // The recursive CTE reading itself (not an outer CTE of the same name).
+            (_, Some(_)) => {
+                self.generated.recursive_refs += 1;
+                return Ok(());
+            }
+            (Some((_, cte)), None) => cte,
+            (None, None) => return Ok(()),
         };
+        let (rows, bytes) = (cte.rows, cte.bytes);
         self.generated.bytes = self.generated.bytes.max(bytes);
         self.generate_rows(rows, name, location)
     }
@@ -374,7 +394,8 @@ impl Walker<'_, '_> {
         let refs = self.generated.recursive_refs;
         let recorded = self.generated.set_operations.len();
         if recursive {
-            self.generated.recursive.push(name.to_string());
+            let began = self.generated.ctes.len();
+            self.generated.recursive.push((name.to_string(), began));
         }
         let columns = self.query(query, Some(scope));
         if recursive {
