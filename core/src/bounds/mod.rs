@@ -213,14 +213,33 @@ fn last_name(f: &sqlparser::ast::Function) -> Option<String> {
 }
 
 /// The elements of an array of literal dimensions (`ARRAY[100, 100]`: 10 000).
+/// An array literal written as text (`'{10,10}'`, `'{}'`) counts the same.
 fn array_elements(dimensions: Option<&Expr>) -> Result<f64, Unfolded> {
     const DIMENSIONS: Unfolded = Unfolded("the dimensions");
-    let Some(Expr::Array(array)) = dimensions else {
-        return Err(DIMENSIONS);
-    };
-    array.elem.iter().try_fold(1.0, |product, dim| {
-        number(dim).map(|n| product * n.max(0.0)).ok_or(DIMENSIONS)
-    })
+    match dimensions {
+        Some(Expr::Array(array)) => array.elem.iter().try_fold(1.0, |product, dim| {
+            number(dim).map(|n| product * n.max(0.0)).ok_or(DIMENSIONS)
+        }),
+        Some(Expr::Cast { expr, .. } | Expr::Nested(expr)) => array_elements(Some(expr)),
+        Some(Expr::Value(v)) => match &v.value {
+            Value::SingleQuotedString(text) => {
+                let inner = text
+                    .trim()
+                    .strip_prefix('{')
+                    .and_then(|t| t.strip_suffix('}'))
+                    .ok_or(DIMENSIONS)?;
+                inner
+                    .split(',')
+                    .filter(|d| !d.trim().is_empty())
+                    .try_fold(1.0, |product, dim| {
+                        let n: f64 = dim.trim().parse().map_err(|_| DIMENSIONS)?;
+                        Ok(product * n.max(0.0))
+                    })
+            }
+            _ => Err(DIMENSIONS),
+        },
+        _ => Err(DIMENSIONS),
+    }
 }
 
 /// The rows of a series: `(stop - start) / step + 1` over numbers, or over dates and
