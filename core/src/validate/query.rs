@@ -4,7 +4,6 @@
 use sqlparser::ast::{Expr, ObjectName, Query, SelectItem, SetExpr, Spanned, Table, With};
 
 use super::diagnostics as refuse;
-use super::recursion;
 use super::scope::Scope;
 use super::{span_location, statement_keyword, Walker};
 use crate::dialect::Dialect;
@@ -89,9 +88,8 @@ impl Walker<'_, '_> {
                 // A recursive CTE sees itself.
                 scope.ctes.push((name.clone(), None));
             }
-            let fetched = outer.and_then(|q| recursion::outer_limit(q, &name, self.dialect()));
             let columns =
-                self.cte_query(cte, &name, with.recursive, fetched, &with.cte_tables, scope);
+                self.cte_query(cte, &name, with.recursive, outer, &with.cte_tables, scope);
             if with.recursive {
                 scope.ctes.pop();
             }
