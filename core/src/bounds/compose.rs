@@ -11,7 +11,7 @@ use sqlparser::ast::{
     Value,
 };
 
-use super::rules::{self, Rule, Unbounded, FIXED};
+use super::rules::{self, Unbounded, FIXED};
 use super::size::Size;
 use super::{cut_length, kind, measure, Amount, Kind, AMPLIFY};
 use crate::dialect::Dialect;
@@ -52,18 +52,7 @@ pub(crate) fn size(
 /// walker composes sizes only for expressions that hold one.
 pub(crate) fn grows(name: &str, dialect: Dialect) -> bool {
     match rules::rule(name, dialect) {
-        Some(
-            Rule::Scale(..)
-            | Rule::Json
-            | Rule::Repeat
-            | Rule::Pad
-            | Rule::Replace
-            | Rule::Join
-            | Rule::Copies
-            | Rule::Map
-            | Rule::Unsized,
-        ) => true,
-        Some(_) => false,
+        Some(rule) => rule.grows(),
         None => matches!(
             kind(name, FunctionUse::Expression, dialect),
             Some(Kind::Sized(_) | Kind::Width(..) | Kind::Format(_) | Kind::ArrayFill)
@@ -224,7 +213,7 @@ impl Composer {
 }
 
 /// What one generated element holds beyond the [`FIXED`] bytes its row is counted with.
-pub(crate) fn beyond_element(each: Size) -> Size {
+fn beyond_element(each: Size) -> Size {
     Size {
         bytes: (each.bytes - FIXED).max(0.0),
         ..each

@@ -48,6 +48,25 @@ pub(crate) enum Rule {
     Unsized,
 }
 
+impl Rule {
+    /// True when a call under this rule can build a value larger than its arguments together:
+    /// the walker composes the sizes of an expression that holds one.
+    pub(crate) fn grows(self) -> bool {
+        match self {
+            Rule::Fixed(_) | Rule::Widest | Rule::Sum | Rule::Within | Rule::Cut(_) => false,
+            Rule::Scale(..)
+            | Rule::Json
+            | Rule::Repeat
+            | Rule::Pad
+            | Rule::Replace
+            | Rule::Copies
+            | Rule::Join
+            | Rule::Map
+            | Rule::Unsized => true,
+        }
+    }
+}
+
 /// The most bytes the query may build into a function whose size is not modelled.
 pub(crate) const UNSIZED_INPUT: f64 = 256.0;
 

@@ -173,17 +173,15 @@ pub(crate) fn list_elements(expr: &Expr, dialect: Dialect) -> Option<(f64, f64)>
     }
 }
 
-/// The rows a splitting call (`Kind::Split`, `Kind::Matches`, `Kind::Unnest`) yields: one more than the bytes
-/// the query builds into the text it splits (`column` is what a column of the query holds);
-/// 1 when that text is data or not a split.
+/// The rows a splitting call (`Kind::Split`, `Kind::Matches`, `Kind::Unnest`) yields: one more
+/// than the bytes the query builds into the text it splits (`column` is what a column of the
+/// query holds); 1 when that text is data or not a split.
 pub(crate) fn pieces(kind: Kind, args: &[FunctionArg], column: Size, dialect: Dialect) -> f64 {
     let text = match kind {
         Kind::Split(i) => positional(args, i).or_else(|| positional(args, 0)),
         // Without the flag `g`, the first match only.
         Kind::Matches => match positional(args, 2) {
-            Some(Expr::Value(v)) if matches!(&v.value, Value::SingleQuotedString(f) if f.contains('g')) => {
-                positional(args, 0)
-            }
+            Some(Expr::Value(v)) if global(&v.value) => positional(args, 0),
             Some(Expr::Value(_)) | None => return 1.0,
             // Flags that are not a literal may hold `g`.
             Some(_) => positional(args, 0),
@@ -206,6 +204,11 @@ pub(crate) fn pieces(kind: Kind, args: &[FunctionArg], column: Size, dialect: Di
     }
 }
 
+/// True for flags that hold `g` (every match, not the first).
+fn global(flags: &Value) -> bool {
+    matches!(flags, Value::SingleQuotedString(f) if f.contains('g'))
+}
+
 /// The last part of a function's name, lower case.
 fn last_name(f: &sqlparser::ast::Function) -> Option<String> {
     let ident = f.name.0.last()?.as_ident()?;
@@ -216,30 +219,26 @@ fn last_name(f: &sqlparser::ast::Function) -> Option<String> {
 /// An array literal written as text (`'{10,10}'`, `'{}'`) counts the same.
 fn array_elements(dimensions: Option<&Expr>) -> Result<f64, Unfolded> {
     const DIMENSIONS: Unfolded = Unfolded("the dimensions");
-    match dimensions {
-        Some(Expr::Array(array)) => array.elem.iter().try_fold(1.0, |product, dim| {
-            number(dim).map(|n| product * n.max(0.0)).ok_or(DIMENSIONS)
-        }),
-        Some(Expr::Cast { expr, .. } | Expr::Nested(expr)) => array_elements(Some(expr)),
+    let dimensions: Vec<Option<f64>> = match dimensions {
+        Some(Expr::Array(array)) => array.elem.iter().map(number).collect(),
+        Some(Expr::Cast { expr, .. } | Expr::Nested(expr)) => return array_elements(Some(expr)),
         Some(Expr::Value(v)) => match &v.value {
-            Value::SingleQuotedString(text) => {
-                let inner = text
-                    .trim()
-                    .strip_prefix('{')
-                    .and_then(|t| t.strip_suffix('}'))
-                    .ok_or(DIMENSIONS)?;
-                inner
-                    .split(',')
-                    .filter(|d| !d.trim().is_empty())
-                    .try_fold(1.0, |product, dim| {
-                        let n: f64 = dim.trim().parse().map_err(|_| DIMENSIONS)?;
-                        Ok(product * n.max(0.0))
-                    })
-            }
-            _ => Err(DIMENSIONS),
+            Value::SingleQuotedString(text) => text
+                .trim()
+                .strip_prefix('{')
+                .and_then(|t| t.strip_suffix('}'))
+                .ok_or(DIMENSIONS)?
+                .split(',')
+                .filter(|d| !d.trim().is_empty())
+                .map(|d| d.trim().parse().ok())
+                .collect(),
+            _ => return Err(DIMENSIONS),
         },
-        _ => Err(DIMENSIONS),
-    }
+        _ => return Err(DIMENSIONS),
+    };
+    dimensions.into_iter().try_fold(1.0, |product, dim| {
+        dim.map(|n: f64| product * n.max(0.0)).ok_or(DIMENSIONS)
+    })
 }
 
 /// The rows of a series: `(stop - start) / step + 1` over numbers, or over dates and

@@ -68,6 +68,8 @@ pub(crate) fn apply(
     let size = |i: usize| args.get(i).map_or(Size::NONE, |(_, s)| *s);
     let literal = |i: usize| args.get(i).and_then(|(e, _)| number(e));
     let all = || args.iter().fold(Size::NONE, |a, (_, s)| a.plus(*s));
+    // The arguments after the first (the paths, the separators).
+    let rest = || args.iter().skip(1).fold(Size::NONE, |a, (_, s)| a.plus(*s));
     Ok(match rule {
         Rule::Fixed(bytes) => Size::fixed(bytes),
         Rule::Widest => args.iter().fold(Size::NONE, |a, (_, s)| a.max(*s)),
@@ -103,16 +105,12 @@ pub(crate) fn apply(
         Rule::Copies => {
             // Several copies come back as a JSON array: a comma each, and the brackets.
             let copies = args.len().saturating_sub(1).max(1) as f64;
-            let rest = args.iter().skip(1).fold(Size::NONE, |a, (_, s)| a.plus(*s));
             size(0)
                 .times(copies)
-                .plus(rest)
+                .plus(rest())
                 .plus(Size::fixed(copies + 2.0))
         }
-        Rule::Join => {
-            let each = args.iter().skip(1).fold(Size::NONE, |a, (_, s)| a.plus(*s));
-            per_element(args, size(0), each, per_data_element, dialect)?
-        }
+        Rule::Join => per_element(args, size(0), rest(), per_data_element, dialect)?,
         Rule::Map => {
             let each = size(1);
             let list = size(0).times(each.data.max(1.0));

@@ -1,7 +1,7 @@
 //! The size tables: for each function a dialect allows, how its result size follows from its
 //! arguments' (`functions/data/<dialect>_sizes.txt`, beside the allowlists). PostgreSQL, SQLite
 //! and DuckDB decide every allowlisted name, so that adding a function to an allowlist forces a
-//! decision about its size (`functions::tests` fails otherwise); the dialects that run on a
+//! decision about its size (`tests` below fail otherwise); the dialects that run on a
 //! denylist read `common_sizes.txt`, the functions known to grow or to be fixed, and take any
 //! other function to be no larger than its arguments together.
 //!
@@ -24,28 +24,30 @@ const COMMON: &str = include_str!("../functions/data/common_sizes.txt");
 /// One dialect's table: lower-case name to decision.
 pub(crate) type Table = HashMap<&'static str, Decision>;
 
-/// The table `dialect` reads.
-pub(crate) fn of(dialect: Dialect) -> &'static Table {
+/// The table of a dialect with an allowlist, which decides every function it allows.
+fn own(dialect: Dialect) -> Option<(&'static OnceLock<Table>, &'static str)> {
     static POSTGRES_TABLE: OnceLock<Table> = OnceLock::new();
     static SQLITE_TABLE: OnceLock<Table> = OnceLock::new();
     static DUCKDB_TABLE: OnceLock<Table> = OnceLock::new();
+    match dialect {
+        Dialect::Postgres => Some((&POSTGRES_TABLE, POSTGRES)),
+        Dialect::Sqlite => Some((&SQLITE_TABLE, SQLITE)),
+        Dialect::Duckdb => Some((&DUCKDB_TABLE, DUCKDB)),
+        _ => None,
+    }
+}
+
+/// The table `dialect` reads: its own, or the common one.
+pub(crate) fn of(dialect: Dialect) -> &'static Table {
     static COMMON_TABLE: OnceLock<Table> = OnceLock::new();
-    let (cell, text) = match dialect {
-        Dialect::Postgres => (&POSTGRES_TABLE, POSTGRES),
-        Dialect::Sqlite => (&SQLITE_TABLE, SQLITE),
-        Dialect::Duckdb => (&DUCKDB_TABLE, DUCKDB),
-        _ => (&COMMON_TABLE, COMMON),
-    };
+    let (cell, text) = own(dialect).unwrap_or((&COMMON_TABLE, COMMON));
     cell.get_or_init(|| parse(text).0)
 }
 
 /// True when `dialect`'s table decides every function the dialect allows by default (the
 /// dialects with an allowlist).
 pub(crate) fn complete(dialect: Dialect) -> bool {
-    matches!(
-        dialect,
-        Dialect::Postgres | Dialect::Sqlite | Dialect::Duckdb
-    )
+    own(dialect).is_some()
 }
 
 /// The decision `dialect`'s table holds for `name` (lower case).

@@ -1,7 +1,7 @@
 //! CTEs: the rows and values a CTE generates, kept for the references that read it, and the
 //! termination proof a recursive one needs.
 
-use sqlparser::ast::{Cte, Ident, Query, TableAlias};
+use sqlparser::ast::{Cte, Query};
 
 use super::super::diagnostics as refuse;
 use super::super::recursion::{self, Outcome, Sides};
@@ -9,9 +9,7 @@ use super::super::scope::Scope;
 use super::super::{span_location, Walker};
 use super::GeneratingCte;
 use crate::bounds;
-use crate::dialect::Dialect;
 use crate::error::{GuardError, Location};
-use crate::names::fold_ident;
 
 impl Walker<'_, '_> {
     /// A reference to the CTE `name`: the rows it generates; a reference to a recursive CTE
@@ -64,9 +62,9 @@ impl Walker<'_, '_> {
         siblings: &[Cte],
         scope: &Scope<'_>,
     ) -> Result<Option<Vec<String>>, GuardError> {
-        let (query, alias) = (&cte.query, &cte.alias);
+        let alias = &cte.alias;
         let fetched = outer.and_then(|q| recursion::outer_limit(q, name, self.dialect()));
-        let outer = self.generated.rows;
+        let outer_rows = self.generated.rows;
         let outer_bytes = self.generated.bytes;
         let refs = self.generated.recursive_refs;
         let recorded = self.generated.set_operations.len();
@@ -74,51 +72,41 @@ impl Walker<'_, '_> {
             let began = self.generated.ctes.len();
             self.generated.recursive.push((name.to_string(), began));
         }
-        let columns = self.query(query, Some(scope));
+        let columns = self.query(&cte.query, Some(scope));
         if recursive {
             self.generated.recursive.pop();
         }
-        let sides = self.set_operation(&query.body).map(|o| o.sides);
+        let sides = self.set_operation(&cte.query.body).map(|o| o.sides);
         self.generated.set_operations.truncate(recorded);
         let columns = columns?;
-        self.generated.rows = outer;
+        self.generated.rows = outer_rows;
         self.generated.bytes = outer_bytes;
         let bytes = self.generated.last_bytes;
         let mut rows = self.generated.last;
         let location = span_location(alias.name.span);
         let self_reads = self.generated.recursive_refs - refs;
         if self_reads > 0 && !self.ctx.bounds.allow_unbounded_recursion {
-            let names = alias_names(alias, self.dialect());
             let sides = sides.unwrap_or(Sides {
                 anchor: rows,
                 step: 1.0,
             });
-            let cte = &alias.name.value;
-            match recursion::prove(
-                query,
-                name,
-                names.as_deref(),
-                self_reads,
-                sides,
-                fetched,
-                siblings,
-                self.dialect(),
-            ) {
+            let shown = &alias.name.value;
+            match recursion::prove(cte, self_reads, sides, fetched, siblings, self.dialect()) {
                 Outcome::Ends { rows: all, bytes } => {
                     rows = all;
                     let bound = self.ctx.bounds.max_bytes;
                     if !bounds::within(bytes, bound) {
-                        return Err(refuse::recursion_grows(cte, bytes, bound, location));
+                        return Err(refuse::recursion_grows(shown, bytes, bound, location));
                     }
                 }
                 Outcome::Unproven(why) => {
                     let streams = recursion::streams(self.dialect());
-                    return Err(refuse::unbounded_recursion(cte, why, streams, location));
+                    return Err(refuse::unbounded_recursion(shown, why, streams, location));
                 }
             }
             if !bounds::within(rows, self.ctx.bounds.max_rows) {
                 let bound = self.ctx.bounds.max_rows;
-                return Err(refuse::too_many_rows(cte, rows, bound, location));
+                return Err(refuse::too_many_rows(shown, rows, bound, location));
             }
         }
         if rows > 1.0 || bytes > 0.0 {
@@ -130,15 +118,4 @@ impl Walker<'_, '_> {
         }
         Ok(columns)
     }
-}
-
-/// The folded names of `AS t(a, b)`, when given.
-fn alias_names(alias: &TableAlias, dialect: Dialect) -> Option<Vec<String>> {
-    let columns: Vec<&Ident> = alias.columns.iter().map(|c| &c.name).collect();
-    (!columns.is_empty()).then(|| {
-        columns
-            .into_iter()
-            .map(|c| fold_ident(c, dialect))
-            .collect()
-    })
 }

@@ -125,46 +125,29 @@ fn conjuncts(expr: &Expr) -> Vec<&Expr> {
 /// b` (two).
 fn limits(expr: &Expr, shape: &Shape<'_>, dialect: Dialect) -> Vec<Limit> {
     let counter = |e: &Expr| column_index(e, shape, dialect);
-    // `n + 1 < 5` bounds `n` as `n < 4` does.
-    if let Expr::BinaryOp { left, op, right } = expr {
-        let moved = |e: &Expr| {
+    // The counter, or the counter shifted by a literal: `n + 1 < 5` bounds `n` as `n < 4` does.
+    let moved = |e: &Expr| match counter(e) {
+        Some(index) => Some((index, 0.0)),
+        None => {
             let (shifted, by) = shifted(e)?;
             Some((counter(shifted)?, by))
-        };
-        if let (Some((index, by)), Some(value)) = (moved(left), literal(right)) {
-            return comparison(op).map_or_else(Vec::new, |upper| {
-                vec![Limit {
-                    index,
-                    value: value - by,
-                    upper,
-                }]
-            });
         }
-        if let (Some((index, by)), Some(value)) = (moved(right), literal(left)) {
-            return comparison(op).map_or_else(Vec::new, |upper| {
-                vec![Limit {
-                    index,
-                    value: value - by,
-                    upper: !upper,
-                }]
-            });
-        }
-    }
+    };
     match expr {
         Expr::BinaryOp { left, op, right } => {
             let Some(upper) = comparison(op) else {
                 return Vec::new();
             };
-            let bound = if let (Some(index), Some(value)) = (counter(left), literal(right)) {
+            let bound = if let (Some((index, by)), Some(value)) = (moved(left), literal(right)) {
                 Some(Limit {
                     index,
-                    value,
+                    value: value - by,
                     upper,
                 })
-            } else if let (Some(index), Some(value)) = (counter(right), literal(left)) {
+            } else if let (Some((index, by)), Some(value)) = (moved(right), literal(left)) {
                 Some(Limit {
                     index,
-                    value,
+                    value: value - by,
                     upper: !upper,
                 })
             } else {

@@ -76,24 +76,19 @@ struct Shape<'q> {
     siblings: &'q [Cte],
 }
 
-/// Proves that the recursive CTE `name` (its column list `columns`, when given) defined by
-/// `query` ends, and bounds what it builds; `self_reads` is how many times its definition reads
-/// it (the walker counted), `sides` the generated rows of its anchor and step, `fetched` the
-/// rows the query reading it stops after ([`outer_limit`]), `siblings` the CTEs of its WITH.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the CTE, what the walker counted, its WITH"
-)]
+/// Proves that the recursive CTE `cte` ends, and bounds what it builds; `self_reads` is how
+/// many times its definition reads it (the walker counted), `sides` the generated rows of its
+/// anchor and step, `fetched` the rows the query reading it stops after ([`outer_limit`]),
+/// `siblings` the CTEs of its WITH.
 pub(super) fn prove(
-    query: &Query,
-    name: &str,
-    columns: Option<&[String]>,
+    cte: &Cte,
     self_reads: usize,
     sides: Sides,
     fetched: Option<f64>,
     siblings: &[Cte],
     dialect: Dialect,
 ) -> Outcome {
+    let query = &cte.query;
     // A step that multiplies its rows computes a whole iteration past the rows fetched.
     let fetched = fetched.filter(|_| sides.step <= 1.0);
     let limit = match (
@@ -104,7 +99,9 @@ pub(super) fn prove(
         (a, b) => a.or(b),
     };
     // A LIMIT caps the rows, not what each grows: an unreadable shape stays unproven.
-    let shape = match shape(query, name, columns, siblings, dialect) {
+    let name = fold_ident(&cte.alias.name, dialect);
+    let columns = column_list(&cte.alias, dialect);
+    let shape = match shape(query, &name, columns.as_deref(), siblings, dialect) {
         Ok(shape) => shape,
         Err(why) => return Outcome::Unproven(why),
     };
@@ -337,3 +334,14 @@ fn column_index(expr: &Expr, shape: &Shape<'_>, dialect: Dialect) -> Option<usiz
 
 #[cfg(test)]
 mod tests;
+
+/// The folded names of `AS t(a, b)`, when given.
+fn column_list(alias: &sqlparser::ast::TableAlias, dialect: Dialect) -> Option<Vec<String>> {
+    let columns: Vec<&sqlparser::ast::Ident> = alias.columns.iter().map(|c| &c.name).collect();
+    (!columns.is_empty()).then(|| {
+        columns
+            .into_iter()
+            .map(|c| fold_ident(c, dialect))
+            .collect()
+    })
+}

@@ -7,7 +7,7 @@
 //! reads the whole CTE first (`... ORDER BY n LIMIT 3` never ends). MariaDB materializes the CTE
 //! before reading it.
 
-use sqlparser::ast::{Expr, Query, SelectItem, SetExpr, TableFactor};
+use sqlparser::ast::{Expr, GroupByExpr, Query, SelectItem, SetExpr, TableFactor};
 
 use super::literal_limit;
 use crate::dialect::Dialect;
@@ -17,10 +17,7 @@ use crate::names::fold_ident;
 /// [OFFSET o]` (`n + o`), when `outer` only reads columns of `cte` as they are, in a dialect
 /// whose engine streams a recursive CTE; `None` otherwise.
 pub(in crate::validate) fn outer_limit(outer: &Query, cte: &str, dialect: Dialect) -> Option<f64> {
-    if !matches!(
-        dialect,
-        Dialect::Postgres | Dialect::Duckdb | Dialect::Sqlite
-    ) {
+    if !streams(dialect) {
         return None;
     }
     if outer.order_by.is_some() || outer.fetch.is_some() {
@@ -42,7 +39,7 @@ pub(in crate::validate) fn outer_limit(outer: &Query, cte: &str, dialect: Dialec
         && select.lateral_views.is_empty()
         && select.connect_by.is_empty()
         && select.into.is_none()
-        && matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty())
+        && ungrouped(&select.group_by)
         && select.projection.iter().all(column_as_it_is);
     let [from] = select.from.as_slice() else {
         return None;
@@ -64,6 +61,11 @@ pub(in crate::validate) fn streams(dialect: Dialect) -> bool {
         dialect,
         Dialect::Postgres | Dialect::Duckdb | Dialect::Sqlite
     )
+}
+
+/// No GROUP BY (an empty expression list, no modifiers).
+fn ungrouped(group_by: &GroupByExpr) -> bool {
+    matches!(group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty())
 }
 
 /// `*`, `t.*`, or a column as it is (aliased or not): nothing that needs every row first.
