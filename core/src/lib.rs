@@ -58,7 +58,7 @@ pub use catalog::{Catalog, CatalogColumn, CatalogTable, ForeignKey};
 pub use class::QueryClass;
 pub use dialect::Dialect;
 pub use error::{ErrorCode, GuardError, Location, Stage};
-pub use guard::{classify, Guard, ReadAccess};
+pub use guard::{classify, number_named_placeholders, Guard, ReadAccess};
 pub use names::split_dotted;
 pub use parse::is_table_path;
 pub use policy::{

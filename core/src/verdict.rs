@@ -93,6 +93,14 @@ pub struct ApprovedMutation {
     /// must bind when it executes `sql`; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<String>,
+    /// The SELECT of the rows the statement touches, built from the checked tree (its row
+    /// filters included): an UPDATE's or DELETE's tables under its WHERE, ORDER BY and LIMIT (with
+    /// `FOR UPDATE` in MySQL), an INSERT ... SELECT's SELECT. A front end that previews the
+    /// mutation reads them before it runs and again at commit, to see that it touches the same
+    /// rows. `None` for INSERT ... VALUES, MERGE, and the dialects no backend serves. Not part of
+    /// the verdict's JSON.
+    #[serde(skip)]
+    pub touched_rows: Option<String>,
 }
 
 impl Approved {

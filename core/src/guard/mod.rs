@@ -6,12 +6,15 @@ use sqlparser::tokenizer::TokenWithSpan;
 mod appended_limit;
 mod classify;
 mod mutation;
+mod placeholders;
 mod read;
 mod read_access;
 mod self_check;
 mod steps;
+mod touched_rows;
 
 pub use classify::classify;
+pub use placeholders::number_named_placeholders;
 pub use read_access::ReadAccess;
 
 use crate::access::AccessPolicy;

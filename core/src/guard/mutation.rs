@@ -5,6 +5,7 @@ use sqlparser::ast::{
     FromTable, ObjectNamePart, SetExpr, SqliteOnConflict, Statement, TableFactor, Update,
 };
 
+use super::touched_rows::touched_rows;
 use super::{location_of, Changes, Entry, Guard, Steps};
 use crate::class::QueryClass;
 use crate::dialect::Dialect;
@@ -47,8 +48,11 @@ impl Guard {
                 check: |statement: &mut Statement, class| {
                     self.check_mutation_statement(statement, class)
                 },
-                rewrite: |statement: &mut Statement, found: &mut _| {
-                    self.filter_mutation(statement, found, vars)
+                // The rows it touches are read from the final tree, row filters included.
+                rewrite: |statement: &mut Statement, found: &mut MutationAnalysis| {
+                    let form = self.filter_mutation(statement, found, vars)?;
+                    found.touched_rows = touched_rows(statement, self.policy.dialect);
+                    Ok(form)
                 },
                 // The mutation walker only reads the tree (`analyze_mutation` takes `&Statement`)
                 // and a mutation has no cap: the tree is the one parsed.
@@ -69,6 +73,7 @@ impl Guard {
             has_where: found.has_where,
             row_filters: found.reads.row_filters.into_iter().collect(),
             parameters: found.reads.parameters,
+            touched_rows: found.touched_rows,
         })
     }
 

@@ -403,7 +403,7 @@ impl Engine {
         trace.query_class = Some(approved.query_class);
         trace.executed_sql = Some(approved.sql.clone());
         if let Some(params) = params {
-            if let Err(e) = published::same_parameters(&approved.sql, params) {
+            if let Err(e) = published::same_parameters(&approved.parameters, params) {
                 return (Err(e), trace);
             }
         }

@@ -14,7 +14,7 @@ use sqlgate::Vars;
 
 use super::error::ToolError;
 use super::Engine;
-use crate::backend::params::{placeholder_names, positional, ParamType, ParamValue, Params};
+use crate::backend::params::{ParamType, ParamValue, Params};
 
 /// The queries and prompts of the settings file.
 #[derive(Debug, Clone, Default)]
@@ -213,15 +213,18 @@ impl PublishedQuery {
 }
 
 /// The approved SQL names exactly the parameters bound (fail closed: a placeholder without a
-/// value, or a value without a placeholder, refuses before anything runs).
-pub fn same_parameters(approved_sql: &str, params: &Params) -> Result<(), ToolError> {
-    if let Some(p) = positional(approved_sql).first() {
-        let m =
-            format!("the query has a positional placeholder `{p}`: name each parameter `:name`");
+/// value, or a value without a placeholder, refuses before anything runs). `found` is core's
+/// list of the approved SQL's placeholders (`Approved::parameters`: `:name`, `?`, `$1`, ...).
+pub fn same_parameters(found: &[String], params: &Params) -> Result<(), ToolError> {
+    if let Some(p) = found.iter().find(|p| !p.starts_with(':')) {
+        let m = if p.starts_with('?') || p.starts_with('$') {
+            format!("the query has a positional placeholder `{p}`: name each parameter `:name`")
+        } else {
+            format!("the query has a placeholder `{p}`: name each parameter `:name`")
+        };
         return Err(ToolError::bad_request(m, None));
     }
-    let found = placeholder_names(approved_sql);
-    let found: BTreeSet<&str> = found.iter().map(String::as_str).collect();
+    let found: BTreeSet<&str> = found.iter().map(|p| &p[1..]).collect();
     if found == params.names() {
         return Ok(());
     }
@@ -290,7 +293,7 @@ impl Engine {
                     .map(|n| (n.clone(), ParamValue::Bool(false)))
                     .collect(),
             );
-            same_parameters(&approved.sql, &declared)
+            same_parameters(&approved.parameters, &declared)
                 .map_err(|e| format!("published query `{}`{who}: {}", q.name, e.message))?;
         }
         Ok(())

@@ -3,7 +3,7 @@
 //! user's approval when the mode asks for it (or the question handed back, to ask by
 //! `input_required`), and a commit of all of them in one transaction that happens only if each
 //! statement touches the same rows again: the same count, and for an UPDATE or DELETE the same
-//! rows' content (read just before it, [`super::touched`]). The tools over it are
+//! rows' content (read just before it with core's `ApprovedMutation::touched_rows`). The tools over it are
 //! [`super::run_mutation`] and [`super::run_mutations`].
 
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
@@ -26,7 +26,6 @@ use crate::tools::mutation_output::{
     decision_of, refusal_of, MutationOutcome, MutationStatus, MutationsOutput, RunMutationOutput,
     StatementOutput,
 };
-use crate::tools::touched::touched_select;
 
 /// The most RETURNING rows a result (and a preview) carries.
 pub const RETURNING_CAP: u64 = 20;
@@ -229,7 +228,6 @@ impl Engine {
                 ),
             ));
         }
-        let dialect = self.backend().dialect();
         let mut checked = Checked {
             approved: Vec::new(),
             touched: Vec::new(),
@@ -248,7 +246,7 @@ impl Engine {
                     }
                     (Some(r.query_class), e)
                 })?;
-            checked.touched.push(touched_select(&approved.sql, dialect));
+            checked.touched.push(approved.touched_rows.clone());
             checked.approved.push(approved);
         }
         Ok(checked)

@@ -35,6 +35,9 @@ pub struct MutationAnalysis {
     pub has_where: bool,
     /// `mutation_delete` when the statement can delete rows, else `mutation_create`.
     pub class: QueryClass,
+    /// The SELECT of the rows it touches: filled in by the guard from the final tree, after
+    /// the row filters (`guard/touched_rows.rs`).
+    pub touched_rows: Option<String>,
 }
 
 /// Validates one mutation (or `WITH ... <mutation>`): target, written columns, reads.
@@ -51,6 +54,7 @@ pub fn analyze_mutation(
         columns_written: BTreeSet::new(),
         has_where: false,
         class: QueryClass::MutationCreate,
+        touched_rows: None,
     };
     walker.mutation_statement(statement, None, writes, &mut found)?;
     let parameters = coverage::verify(statement, std::mem::take(&mut walker.covered))?;

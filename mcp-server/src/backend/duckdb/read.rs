@@ -10,6 +10,7 @@ use super::render::{field_value, Decoder};
 use super::DuckdbBackend;
 use crate::backend::params::{self, ParamValue, Params};
 use crate::backend::{Collector, DbError, DbErrorCode, QueryLimits, QueryResult};
+use sqlgate::Dialect;
 
 impl DuckdbBackend {
     /// Executes approved SQL under the limits.
@@ -24,7 +25,7 @@ impl DuckdbBackend {
         let sql = if params.is_empty() {
             sql.to_string()
         } else {
-            params::numbered(sql, params)
+            params::numbered(sql, Dialect::Duckdb, params)
                 .map_err(|m| DbError::new(DbErrorCode::DatabaseError, m))?
         };
         let values: Vec<Value> = params

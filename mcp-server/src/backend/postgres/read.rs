@@ -17,6 +17,7 @@ use super::render::{render, RawValue};
 use super::PgBackend;
 use crate::backend::params::{self, ParamValue, Params};
 use crate::backend::{Collector, DbError, DbErrorCode, QueryLimits, QueryResult, Reading};
+use sqlgate::Dialect;
 
 pub(crate) fn slice_iter<'a>(
     s: &'a [&'a (dyn ToSql + Sync)],
@@ -221,7 +222,7 @@ impl PgBackend {
         let sql = if params.is_empty() {
             sql
         } else {
-            numbered = params::numbered(sql, params)
+            numbered = params::numbered(sql, Dialect::Postgres, params)
                 .map_err(|m| DbError::new(DbErrorCode::DatabaseError, m))?;
             numbered.as_str()
         };
