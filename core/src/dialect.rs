@@ -11,6 +11,8 @@ use sqlparser::dialect as sp;
 use crate::stable_names::stable_names;
 
 mod equivalents;
+#[cfg(test)]
+mod parser_tests;
 
 #[cfg(test)]
 pub(crate) use equivalents::all as all_equivalents;

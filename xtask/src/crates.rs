@@ -19,6 +19,21 @@ pub struct Crate {
     /// `[package.metadata.layers.confined]`: an external crate's name and the folder (relative to
     /// the crate) that alone may name it.
     pub confined: Vec<(String, PathBuf)>,
+    /// `[package.metadata.layers.forbidden]`: a crate this one may not depend on, and why.
+    pub forbidden: Vec<(String, String)>,
+    /// The crates its manifest depends on (`[dependencies]`, `[dev-dependencies]`,
+    /// `[build-dependencies]`, and their `[target.*]` forms), by the name the manifest gives.
+    pub dependencies: Vec<String>,
+}
+
+impl Crate {
+    /// The index in `roots` of the library's root file (`src/lib.rs` or `[lib] path`), if any.
+    pub fn library_root_index(&self) -> Option<usize> {
+        let lib = self.dir.join("src/lib.rs").canonicalize().ok()?;
+        self.roots
+            .iter()
+            .position(|r| r.canonicalize().is_ok_and(|f| f == lib))
+    }
 }
 
 /// The members of the root workspace plus `fuzz/` (its own workspace).
@@ -110,12 +125,52 @@ pub fn load_crate(dir: &Path) -> Result<Crate, CheckError> {
             })
         }
     };
+    let forbidden = match layers.and_then(|l| l.get("forbidden")) {
+        None => Vec::new(),
+        Some(Value::Table(t)) => t
+            .iter()
+            .map(|(name, why)| match why.as_str() {
+                Some(w) => Ok((name.clone(), w.to_string())),
+                None => Err(CheckError::Manifest {
+                    path: path.clone(),
+                    message: format!("[package.metadata.layers.forbidden] {name} must say why"),
+                }),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(CheckError::Manifest {
+                path,
+                message: "[package.metadata.layers.forbidden] must be a table".into(),
+            })
+        }
+    };
     Ok(Crate {
         dir: dir.to_path_buf(),
         roots,
         layer_order,
         confined,
+        forbidden,
+        dependencies: dependency_names(&manifest),
     })
+}
+
+/// Every dependency the manifest names, in any section and target.
+fn dependency_names(manifest: &Table) -> Vec<String> {
+    const SECTIONS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let targets = manifest
+        .get("target")
+        .and_then(Value::as_table)
+        .into_iter()
+        .flat_map(|t| t.values().filter_map(Value::as_table));
+    let mut names: Vec<String> = std::iter::once(manifest)
+        .chain(targets)
+        .flat_map(|table| SECTIONS.iter().filter_map(|s| table.get(*s)))
+        .filter_map(Value::as_table)
+        .flat_map(|deps| deps.keys().cloned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 fn strings(value: &Value) -> Option<Vec<String>> {

@@ -4,13 +4,17 @@
 //! - no import cycle between the files of a crate;
 //! - in a crate that declares `[package.metadata.layers] order`, imports point down the layers;
 //! - a crate listed in `[package.metadata.layers.confined]` is named only inside its folder;
-//! - no hand-written source file over [`MAX_FILE_LINES`] lines;
+//! - no two top-level modules of a library import each other (a two-way tie);
+//! - a crate depends on nothing its `[package.metadata.layers.forbidden]` lists;
+//! - no hand-written source file over [`MAX_FILE_LINES`] lines (a generated file says so in a
+//!   marker line);
 //! - the Python and Node packages build every crate they share with the same features, so that
 //!   their dist builds compile core once between them (`shared_build`).
 //!
 //! Functions over 80 lines are clippy's `too_many_lines` (workspace lints), not checked here.
 
 mod crates;
+mod dependencies;
 mod graph;
 mod modules;
 mod references;
@@ -18,6 +22,7 @@ mod report;
 mod rules;
 mod shared_build;
 mod sizes;
+mod ties;
 
 use std::path::{Path, PathBuf};
 
@@ -82,13 +87,19 @@ pub fn check_workspace(root: &Path) -> Result<Report, CheckError> {
         report.files_read += tree.files.len();
         let edges = references::edges(&tree);
         report.edges += edges.imports.len();
-        report.violations.extend(rules::cycles(&edges, root));
+        let cycles = rules::cycles(&edges, root);
+        let ties = ties::two_way_ties(&edges, &krate, root, &cycles);
+        report.violations.extend(cycles);
         report
             .violations
             .extend(rules::layers(&tree, &edges, &krate, root));
         report
             .violations
             .extend(rules::confined(&edges, &krate, root));
+        report.violations.extend(ties);
+        report
+            .violations
+            .extend(dependencies::forbidden_dependencies(&krate, root));
     }
     report.violations.extend(sizes::oversized_files(root)?);
     report.violations.extend(shared_build::split_builds(root)?);

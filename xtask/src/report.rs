@@ -42,6 +42,24 @@ pub enum Violation {
         /// The only folder that may name it.
         folder: PathBuf,
     },
+    /// Two top-level modules of a library that import each other.
+    TwoWayTie {
+        /// The two modules, in name order.
+        modules: (String, String),
+        /// An import of the second by the first: file and line.
+        there: (PathBuf, usize),
+        /// An import of the first by the second: file and line.
+        back: (PathBuf, usize),
+    },
+    /// A dependency the crate's manifest forbids itself.
+    ForbiddenDependency {
+        /// The crate's manifest.
+        manifest: PathBuf,
+        /// The dependency.
+        name: String,
+        /// Why it is forbidden (the manifest says).
+        why: String,
+    },
     /// A hand-written source file over the limit.
     Oversized {
         /// The file.
@@ -100,6 +118,28 @@ impl fmt::Display for Violation {
                 file.display(),
                 folder.display()
             ),
+            Violation::TwoWayTie {
+                modules: (a, b),
+                there,
+                back,
+            } => write!(
+                f,
+                "{}:{}: two-way tie: `{a}` names `{b}`, and `{b}` names `{a}` ({}:{}); \
+                 settle which one serves the other",
+                there.0.display(),
+                there.1,
+                back.0.display(),
+                back.1
+            ),
+            Violation::ForbiddenDependency {
+                manifest,
+                name,
+                why,
+            } => write!(
+                f,
+                "{}: depends on `{name}`, which it forbids itself: {why}",
+                manifest.display()
+            ),
             Violation::Oversized { file, lines } => write!(
                 f,
                 "{}: {lines} lines (at most {}; split it, or mark a generated file as generated)",
@@ -141,7 +181,14 @@ impl Violation {
             ),
             Violation::Confined { file, name, .. } => format!("{}: names {name}", file.display()),
             Violation::Oversized { file, .. } => format!("{}: over 500 lines", file.display()),
-            Violation::UnlistedLayer { .. } | Violation::SplitBuild { .. } => self.to_string(),
+            Violation::TwoWayTie {
+                modules: (a, b),
+                there,
+                ..
+            } => format!("{}: two-way tie {a} <-> {b}", there.0.display()),
+            Violation::UnlistedLayer { .. }
+            | Violation::SplitBuild { .. }
+            | Violation::ForbiddenDependency { .. } => self.to_string(),
         }
     }
 }

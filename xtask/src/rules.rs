@@ -37,7 +37,7 @@ pub fn layers(tree: &ModuleTree, edges: &Edges, krate: &Crate, root: &Path) -> V
     if krate.layer_order.is_empty() {
         return Vec::new();
     }
-    let Some(lib) = krate.roots.iter().position(|r| is_library_root(krate, r)) else {
+    let Some(lib) = krate.library_root_index() else {
         return Vec::new();
     };
     let rank = |module: &str| krate.layer_order.iter().position(|m| m == module);
@@ -72,15 +72,6 @@ pub fn layers(tree: &ModuleTree, edges: &Edges, krate: &Crate, root: &Path) -> V
         }
     }
     out
-}
-
-fn is_library_root(krate: &Crate, file: &Path) -> bool {
-    let lib = krate
-        .dir
-        .join("src/lib.rs")
-        .canonicalize()
-        .unwrap_or_default();
-    file.canonicalize().is_ok_and(|f| f == lib)
 }
 
 /// Uses of a confined crate in a library or binary file outside the crate's folder (tests,

@@ -1,8 +1,12 @@
-//! The wrapper parses what the built-in dialect parses, and the extensions on top.
+//! The parser dialect each [`Dialect`] gets (`sql_dialect`'s wrapper) parses what sqlparser's
+//! built-in dialect parses, and the extensions on top. Here, beside the mapping, because the
+//! wrapper knows nothing of sqlgate's dialects.
 
+use sqlparser::ast::Statement;
+use sqlparser::dialect::Dialect as SpDialect;
 use sqlparser::parser::Parser;
 
-use crate::dialect::Dialect;
+use super::Dialect;
 
 /// The dialect sqlparser itself has for `dialect` (what the wrapper wraps).
 fn built_in(dialect: Dialect) -> Box<dyn SpDialect> {
@@ -24,8 +28,6 @@ fn built_in(dialect: Dialect) -> Box<dyn SpDialect> {
     }
 }
 
-use super::SpDialect;
-
 fn parse(d: &dyn SpDialect, sql: &str) -> Result<Vec<Statement>, String> {
     Parser::new(d)
         .with_recursion_limit(64)
@@ -33,8 +35,6 @@ fn parse(d: &dyn SpDialect, sql: &str) -> Result<Vec<Statement>, String> {
         .and_then(|mut p| p.parse_statements())
         .map_err(|e| e.to_string())
 }
-
-use sqlparser::ast::Statement;
 
 /// SQL that exercises dialect flags the wrapper must pass through (a missed delegation
 /// would fall back to the trait's default and read some of these differently).

@@ -426,7 +426,10 @@ impl Guard {
             dialect: self.policy.dialect,
             functions: &self.functions,
             access: &self.access,
-            rows: self.rows.as_ref(),
+            rows: self
+                .rows
+                .as_ref()
+                .map(|r| r as &dyn crate::validate::RowFilterLookup),
             bounds: crate::bounds::Bounds::of(&self.policy),
         }
     }

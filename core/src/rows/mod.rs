@@ -20,6 +20,8 @@ use sqlparser::ast::{Expr, Query, TableAlias, VisitMut, VisitorMut};
 
 use crate::error::{ErrorCode, GuardError, Stage};
 use crate::names::Pattern;
+pub(crate) use crate::validate::FilteredRef;
+use crate::validate::RowFilterLookup;
 
 mod bind;
 mod compile;
@@ -119,14 +121,19 @@ fn visit_levels<T: VisitMut>(tree: &mut T, own: usize, f: impl FnMut(&mut Expr, 
     let _ = tree.visit(&mut Levels { depth: 0, own, f });
 }
 
-/// A reference to a filtered table found by the walker.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FilteredRef {
-    /// The address of the reference's `ObjectName` in the tree that was walked: the rewrite
-    /// finds it again there (the tree does not move between the walk and the rewrite).
-    pub(crate) address: usize,
-    /// The filters that apply (indices into the compiled list), in order.
-    pub(crate) filters: Vec<usize>,
+/// The walker asks the row filters through its port (`validate/filtered.rs`).
+impl RowFilterLookup for RowFilters {
+    fn matching(&self, parts: &[String]) -> Vec<usize> {
+        RowFilters::matching(self, parts)
+    }
+
+    fn trusts_view(&self, parts: &[String]) -> bool {
+        RowFilters::trusts_view(self, parts)
+    }
+
+    fn applied_keys(&self, indices: &[usize]) -> BTreeSet<String> {
+        RowFilters::applied_keys(self, indices)
+    }
 }
 
 impl RowFilters {

@@ -397,6 +397,3 @@ fn operand(expr: Expr) -> Expr {
         other => Expr::Nested(Box::new(other)),
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -6,11 +6,11 @@ use sqlparser::ast::{Ident, ObjectName, Spanned};
 use super::diagnostics as refuse;
 use super::scope::{Scope, Source, SourceKind};
 use super::{span_location, Walker};
+use super::{FilteredRef, RowFilterLookup};
 use crate::access::{ResolvedTable, TableRefusal};
 use crate::dialect::Dialect;
 use crate::error::GuardError;
 use crate::names::fold_object_name;
-use crate::rows::{FilteredRef, RowFilters};
 
 impl Walker<'_, '_> {
     /// Resolves a relation in FROM: a CTE in scope, or a table checked against the policy.
@@ -73,7 +73,7 @@ impl Walker<'_, '_> {
         &mut self,
         name: &ObjectName,
         table: &ResolvedTable,
-        rows: &RowFilters,
+        rows: &dyn RowFilterLookup,
         location: Option<crate::error::Location>,
     ) -> Result<bool, GuardError> {
         if (table.view && !rows.trusts_view(&table.parts))
