@@ -106,44 +106,11 @@ pub fn load_crate(dir: &Path) -> Result<Crate, CheckError> {
             message: "[package.metadata.layers] order must be an array of module names".into(),
         })?,
     };
-    let confined = match layers.and_then(|l| l.get("confined")) {
-        None => Vec::new(),
-        Some(Value::Table(t)) => t
-            .iter()
-            .map(|(name, folder)| match folder.as_str() {
-                Some(f) => Ok((name.clone(), PathBuf::from(f))),
-                None => Err(CheckError::Manifest {
-                    path: path.clone(),
-                    message: format!("[package.metadata.layers.confined] {name} must be a folder"),
-                }),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(CheckError::Manifest {
-                path,
-                message: "[package.metadata.layers.confined] must be a table".into(),
-            })
-        }
-    };
-    let forbidden = match layers.and_then(|l| l.get("forbidden")) {
-        None => Vec::new(),
-        Some(Value::Table(t)) => t
-            .iter()
-            .map(|(name, why)| match why.as_str() {
-                Some(w) => Ok((name.clone(), w.to_string())),
-                None => Err(CheckError::Manifest {
-                    path: path.clone(),
-                    message: format!("[package.metadata.layers.forbidden] {name} must say why"),
-                }),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(CheckError::Manifest {
-                path,
-                message: "[package.metadata.layers.forbidden] must be a table".into(),
-            })
-        }
-    };
+    let confined = string_table(layers, "confined", "must be a folder", &path)?
+        .into_iter()
+        .map(|(name, folder)| (name, PathBuf::from(folder)))
+        .collect();
+    let forbidden = string_table(layers, "forbidden", "must say why", &path)?;
     Ok(Crate {
         dir: dir.to_path_buf(),
         roots,
@@ -171,6 +138,35 @@ fn dependency_names(manifest: &Table) -> Vec<String> {
     names.sort();
     names.dedup();
     names
+}
+
+/// `[package.metadata.layers.<key>]`: a table of names to strings (`each` says what each
+/// string must be, for the error); empty when absent.
+fn string_table(
+    layers: Option<&Value>,
+    key: &str,
+    each: &str,
+    path: &Path,
+) -> Result<Vec<(String, String)>, CheckError> {
+    let error = |message: String| CheckError::Manifest {
+        path: path.to_path_buf(),
+        message,
+    };
+    match layers.and_then(|l| l.get(key)) {
+        None => Ok(Vec::new()),
+        Some(Value::Table(t)) => t
+            .iter()
+            .map(|(name, value)| match value.as_str() {
+                Some(v) => Ok((name.clone(), v.to_string())),
+                None => Err(error(format!(
+                    "[package.metadata.layers.{key}] {name} {each}"
+                ))),
+            })
+            .collect(),
+        Some(_) => Err(error(format!(
+            "[package.metadata.layers.{key}] must be a table"
+        ))),
+    }
 }
 
 fn strings(value: &Value) -> Option<Vec<String>> {
