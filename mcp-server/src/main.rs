@@ -10,6 +10,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let cli = Cli::parse();
+    // Logs (stderr) are set up once, here; the library only emits events.
+    sqlgate_mcp::app::logging::init(cli.log_level, cli.log_format);
     // One-shot commands print to whoever reads them (`demo | head`): when the reader goes away,
     // stop as Unix tools do. `serve` keeps Rust's default (a write error, handled), so that a
     // client that closes its end never kills the server half-way through an audit record.

@@ -10,6 +10,8 @@
 //!   marker line);
 //! - the Python and Node packages build every crate they share with the same features, so that
 //!   their dist builds compile core once between them (`shared_build`).
+//! - the MCP server prints (`println!`, `eprintln!`, ...) only in its commands (`app/`,
+//!   `main.rs`); the rest logs through `tracing` (`prints`).
 //!
 //! Functions over 80 lines are clippy's `too_many_lines` (workspace lints), not checked here.
 
@@ -17,6 +19,7 @@ mod crates;
 mod dependencies;
 mod graph;
 mod modules;
+mod prints;
 mod references;
 mod report;
 mod rules;
@@ -103,5 +106,8 @@ pub fn check_workspace(root: &Path) -> Result<Report, CheckError> {
     }
     report.violations.extend(sizes::oversized_files(root)?);
     report.violations.extend(shared_build::split_builds(root)?);
+    report
+        .violations
+        .extend(prints::prints_outside_the_edge(root, &prints::MCP_SERVER)?);
     Ok(report)
 }

@@ -67,6 +67,15 @@ pub enum Violation {
         /// Its line count.
         lines: usize,
     },
+    /// A print macro in the MCP server outside its commands (`app/`, `main.rs`): log instead.
+    Print {
+        /// The file.
+        file: PathBuf,
+        /// Line of the call.
+        line: usize,
+        /// `println`, `print`, `eprintln` or `eprint`.
+        name: String,
+    },
     /// A crate the Python and Node packages both build, with different features in each: their
     /// dist builds then compile core twice.
     SplitBuild {
@@ -146,6 +155,12 @@ impl fmt::Display for Violation {
                 file.display(),
                 crate::MAX_FILE_LINES
             ),
+            Violation::Print { file, line, name } => write!(
+                f,
+                "{}:{line}: {name}! outside app/ and main.rs: emit a tracing event (a command's \
+                 own output is printed in app/)",
+                file.display()
+            ),
             Violation::SplitBuild {
                 krate,
                 python,
@@ -186,6 +201,7 @@ impl Violation {
                 there,
                 ..
             } => format!("{}: two-way tie {a} <-> {b}", there.0.display()),
+            Violation::Print { file, name, .. } => format!("{}: {name}!", file.display()),
             Violation::UnlistedLayer { .. }
             | Violation::SplitBuild { .. }
             | Violation::ForbiddenDependency { .. } => self.to_string(),

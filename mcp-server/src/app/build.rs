@@ -24,8 +24,8 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
         .map_err(|e| e.to_string())?;
     check_mode(cfg.mode, &policy)?;
     if policy.dialect != backend.dialect() {
-        eprintln!(
-            "sqlgate-mcp: warning: policy dialect {} does not match the database; using {}",
+        tracing::warn!(
+            "policy dialect {} does not match the database; using {}",
             policy.dialect.as_str(),
             backend.dialect().as_str()
         );
@@ -33,7 +33,7 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
     }
     if !cfg.mode.writes() {
         for w in backend.role_warnings() {
-            eprintln!("sqlgate-mcp: WARNING: {w}. Connect with a read-only role (or pass --require-read-only-role to refuse to start).");
+            tracing::warn!("{w}. Connect with a read-only role (or pass --require-read-only-role to refuse to start).");
         }
     }
     let mut engine = Engine::new(
@@ -50,15 +50,15 @@ pub async fn build_engine(cfg: &ServeConfig) -> Result<Engine, String> {
     engine.set_enabled_tools(check_tools(cfg.enabled_tools.clone())?);
     engine.set_cost_cap(cfg.cost_cap);
     if cfg.cost_cap.is_set() && matches!(engine.backend(), Backend::Sqlite(_)) {
-        eprintln!(
-            "sqlgate-mcp: warning: {} gives no cost estimate here; --max-cost and --max-estimated-rows do not apply",
+        tracing::warn!(
+            "{} gives no cost estimate here; --max-cost and --max-estimated-rows do not apply",
             engine.backend().kind()
         );
     }
     #[cfg(feature = "duckdb")]
     if cfg.cost_cap.max_cost.is_some() && matches!(engine.backend(), Backend::Duckdb(_)) {
-        eprintln!(
-            "sqlgate-mcp: warning: DuckDB estimates rows, not cost; --max-cost does not apply (--max-estimated-rows does)"
+        tracing::warn!(
+            "DuckDB estimates rows, not cost; --max-cost does not apply (--max-estimated-rows does)"
         );
     }
     check_writes(&engine).await?;
@@ -107,8 +107,8 @@ pub async fn build_engines(cfg: &ServeConfig) -> Result<Vec<(Credential, Arc<Eng
         engine.set_quota(p.quota);
         engine.set_approvals(ledger.clone());
         engine.set_published(published.clone());
-        eprintln!(
-            "sqlgate-mcp: principal {}: mode {}{}",
+        tracing::info!(
+            "principal {}: mode {}{}",
             p.name,
             p.mode.as_str(),
             if engine.guard().has_row_filters() {
@@ -133,7 +133,7 @@ fn approval_ledger(cfg: &ServeConfig) -> Result<ApprovalLedger, String> {
     }
     let asks = cfg.mode.elicits() || cfg.principals.iter().any(|p| p.mode.elicits());
     if cfg.http.is_some() && cfg.stateless && asks {
-        eprintln!("sqlgate-mcp: warning: --stateless with approvals and no approval_key_env: this instance seals approvals with a secret of its own, so a retry that another instance receives is refused; give every instance the same approval_key_env");
+        tracing::warn!("--stateless with approvals and no approval_key_env: this instance seals approvals with a secret of its own, so a retry that another instance receives is refused; give every instance the same approval_key_env");
     }
     Ok(ApprovalLedger::random())
 }
@@ -190,8 +190,8 @@ async fn check_writes(engine: &Engine) -> Result<(), String> {
         return Ok(());
     }
     let tables = engine.writable_tables();
-    eprintln!(
-        "sqlgate-mcp: mode {}: run_mutation may modify {}",
+    tracing::info!(
+        "mode {}: run_mutation may modify {}",
         mode.as_str(),
         if tables.is_empty() {
             "no table (check `writes.tables`)".to_string()
@@ -211,7 +211,7 @@ async fn check_writes(engine: &Engine) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?
     {
-        eprintln!("sqlgate-mcp: WARNING: {w}; sqlgate lets mutations modify only the tables above, but the operator should grant the role no more than that.");
+        tracing::warn!("{w}; sqlgate lets mutations modify only the tables above, but the operator should grant the role no more than that.");
     }
     Ok(())
 }

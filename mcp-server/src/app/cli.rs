@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::app::logging::{LogFormat, LogLevel};
 use crate::config::flags::PolicyArgs;
 
 /// sqlgate's command line and MCP server: a read-only SQL guard for AI agents.
@@ -13,6 +14,13 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Logs on stderr at this level and above (sqlgate's events; other crates' at warn). When
+    /// absent, RUST_LOG is read as a full filter directive; else info.
+    #[arg(long, global = true, value_enum)]
+    pub log_level: Option<LogLevel>,
+    /// Logs on stderr as text lines, or as one JSON object per line.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 }
 
 /// The subcommands.

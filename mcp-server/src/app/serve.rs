@@ -24,14 +24,14 @@ pub fn run_serve(args: &ServeArgs) -> i32 {
     let cfg = match resolve_serve(args) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("sqlgate-mcp: {e}");
+            tracing::error!("{e}");
             return exit::USAGE;
         }
     };
     // Every principal's policy is checked before anything connects: a configuration error is a
     // usage error (exit 2) naming the principal and the field.
     if let Err(e) = preflight(&cfg) {
-        eprintln!("sqlgate-mcp: {e}");
+        tracing::error!("{e}");
         return exit::USAGE;
     }
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -40,18 +40,18 @@ pub fn run_serve(args: &ServeArgs) -> i32 {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("sqlgate-mcp: cannot start the runtime: {e}");
+            tracing::error!("cannot start the runtime: {e}");
             return exit::USAGE;
         }
     };
     let code = match rt.block_on(serve(cfg)) {
         Ok(()) => exit::SUCCESS,
         Err(Stop::Failure(e)) => {
-            eprintln!("sqlgate-mcp: {e}");
+            tracing::error!("{e}");
             exit::FAILURE
         }
         Err(Stop::Usage(e)) => {
-            eprintln!("sqlgate-mcp: {e}");
+            tracing::error!("{e}");
             exit::USAGE
         }
     };
@@ -134,7 +134,7 @@ async fn serve(cfg: ServeConfig) -> Result<(), Stop> {
         let s = shutdown.clone();
         tokio::spawn(async move {
             let signal = signals.first().await;
-            eprintln!("sqlgate-mcp: {signal}: stopping");
+            tracing::info!("{signal}: stopping");
             s.cancel();
         });
     }

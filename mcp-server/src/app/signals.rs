@@ -10,7 +10,7 @@ use crate::transport::tls::TlsConfig;
 fn on_hangup(lost: &str, action: impl Fn() + Send + 'static) {
     use tokio::signal::unix::{signal, SignalKind};
     let Ok(mut hup) = signal(SignalKind::hangup()) else {
-        eprintln!("sqlgate-mcp: warning: cannot listen for SIGHUP; {lost} needs a restart");
+        tracing::warn!("cannot listen for SIGHUP; {lost} needs a restart");
         return;
     };
     tokio::spawn(async move {
@@ -28,9 +28,9 @@ fn on_hangup(_lost: &str, _action: impl Fn() + Send + 'static) {}
 /// that fails keeps the files in force and says why on stderr.
 pub fn reload_tls_on_hangup(tls: TlsConfig) {
     on_hangup("a new certificate", move || match tls.reload() {
-        Ok(()) => eprintln!("sqlgate-mcp: SIGHUP: TLS certificate reloaded"),
+        Ok(()) => tracing::info!("SIGHUP: TLS certificate reloaded"),
         Err(e) => {
-            eprintln!("sqlgate-mcp: SIGHUP: TLS reload failed, the previous certificate stays: {e}")
+            tracing::error!("SIGHUP: TLS reload failed, the previous certificate stays: {e}")
         }
     });
 }

@@ -131,7 +131,7 @@ impl Exporter {
     /// Sends what is queued and waits for the collector's answer (shutdown, tests).
     pub fn flush(&self) {
         if let Err(e) = self.provider.force_flush() {
-            eprintln!("sqlgate-mcp: OTLP export: {e}");
+            tracing::warn!("OTLP export: {e}");
         }
     }
 }

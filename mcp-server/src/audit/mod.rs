@@ -1,8 +1,10 @@
 //! The audit log: one JSON line per tool call (never row values), hash-chained (see [`chain`]),
 //! to stderr or to a file through one group-committing writer ([`writer`]); checked by
-//! `sqlgate-mcp audit verify` ([`verify`]).
+//! `sqlgate-mcp audit verify` ([`verify`]). Each record is also one `tracing` event ([`event`]),
+//! which is a log, not the audit.
 
 pub mod chain;
+pub mod event;
 pub mod export;
 pub mod line;
 pub mod otel;
@@ -25,9 +27,19 @@ use writer::{Msg, Writer};
 
 /// What became of a tool call.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Decision {
     /// The call succeeded (for `validate_query`: the query was allowed; for `run_mutation`:
     /// committed without asking, as the mode says).
@@ -47,6 +59,13 @@ pub enum Decision {
     /// `run_mutation`: previewed, and the user asked by `input_required`; nothing committed
     /// (the retry, with the answer, is its own record).
     NeedsApprovalRequested,
+}
+
+impl Decision {
+    /// The stable snake_case name (the serde name).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// One audit record.
@@ -343,6 +362,7 @@ impl Audit {
     /// Queues one record and waits until it is durable. An error means it was not stored.
     pub async fn record(&self, mut record: AuditRecord) -> std::io::Result<()> {
         record.time = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        event::log_decision(&record);
         let body = serde_json::to_value(&record).map_err(std::io::Error::other)?;
         let (reply, done) = oneshot::channel();
         self.tx

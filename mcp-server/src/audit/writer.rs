@@ -173,8 +173,8 @@ impl Writer {
                 )
             }
             Resume::Torn(state, brk) => {
-                eprintln!(
-                    "sqlgate-mcp: audit file {}: {} at byte {}; the chain continues from a header that names the break",
+                tracing::warn!(
+                    "audit file {}: {} at byte {}; the chain continues from a header that names the break",
                     path.display(),
                     brk.reason,
                     brk.offset
@@ -261,7 +261,7 @@ impl Writer {
 
     fn reopen(&mut self) {
         if let Err(e) = self.open("rotation") {
-            eprintln!("sqlgate-mcp: audit file reopen failed: {e}");
+            tracing::error!("audit file reopen failed: {e}");
         }
     }
 

@@ -62,7 +62,7 @@ impl ApprovalLedger {
         let key = match SystemRandom::new().fill(&mut key) {
             Ok(()) => Some(key),
             Err(_) => {
-                eprintln!("sqlgate-mcp: warning: no random approval key (the system's random source failed); approvals by input_required are refused unless approval_key_env is set");
+                tracing::warn!("no random approval key (the system's random source failed); approvals by input_required are refused unless approval_key_env is set");
                 None
             }
         };

@@ -239,7 +239,7 @@ impl SqlGateServer {
         match stored {
             Ok(()) => Ok(result),
             Err(e) if !self.audit.must_fail(&tool) => {
-                eprintln!("sqlgate-mcp: audit log write failed ({e}); {tool} continues (--audit-failure strict_mutations)");
+                tracing::error!(tool = %tool, "audit log write failed ({e}); {tool} continues (--audit-failure strict_mutations)");
                 Ok(result)
             }
             Err(e) => Err(McpError::internal_error(

@@ -30,7 +30,7 @@ pub fn answered(
 ) -> (AuditRecord, impl FnOnce() -> CallToolResult) {
     if let Err(e) = &outcome {
         if let Some(note) = crate::gate::hints::operator_note(e.code, &e.message) {
-            eprintln!("sqlgate-mcp: {note}");
+            tracing::warn!(code = %e.code, "{note}");
         }
     }
     let (decision, code, row_count) = match &outcome {

@@ -159,7 +159,7 @@ pub async fn serve(
                 Ok(a) => a,
                 Err(e) => {
                     // Out of file descriptors and the like: wait, as axum's own listener does.
-                    eprintln!("sqlgate-mcp: accept failed: {e}");
+                    tracing::error!("accept failed: {e}");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                     continue;
                 }
@@ -191,7 +191,7 @@ pub async fn serve(
 async fn accept(listener: &TcpListener) -> std::io::Result<(TcpStream, SocketAddr)> {
     let (socket, addr) = listener.accept().await?;
     if let Err(e) = socket.set_nodelay(true) {
-        eprintln!("sqlgate-mcp: cannot set TCP_NODELAY on a connection: {e}");
+        tracing::warn!("cannot set TCP_NODELAY on a connection: {e}");
     }
     Ok((socket, addr))
 }
@@ -222,7 +222,10 @@ async fn connection(
     let mut stopping = stop.clone();
     let conn = tokio::select! {
         conn = handshake(tls, socket, addr) => conn,
-        _ = &mut deadline => return eprintln!("sqlgate-mcp: TLS handshake with {addr} timed out"),
+        _ = &mut deadline => {
+            tracing::warn!(peer = %addr, "TLS handshake with {addr} timed out");
+            return;
+        }
         _ = evict.cancelled() => return,
         _ = stopping.changed() => return,
     };

@@ -306,7 +306,7 @@ pub async fn serve_http_routes(
             let v = JwtVerifier::new(settings)?;
             // A configuration error shows at start; an issuer down now is retried per call.
             if let Err(e) = v.load_keys().await {
-                eprintln!("sqlgate-mcp: [oauth] cannot load the issuer's keys yet: {e}");
+                tracing::warn!("[oauth] cannot load the issuer's keys yet: {e}");
             }
             Some(Arc::new(v))
         }
@@ -350,9 +350,10 @@ pub async fn serve_http_routes(
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
     let scheme = if opts.tls.is_some() { "https" } else { "http" };
-    eprintln!("sqlgate-mcp: listening on {scheme}://{local}/mcp");
+    // No field after the address: scripts read the line up to its end.
+    tracing::info!("listening on {scheme}://{local}/mcp");
     if opts.tls.is_none() && !local.ip().is_loopback() {
-        eprintln!("sqlgate-mcp: warning: plain HTTP on {local}: bearer tokens cross the network in clear; set tls_cert_file / tls_key_file, or keep a TLS-terminating proxy in front");
+        tracing::warn!("plain HTTP on {local}: bearer tokens cross the network in clear; set tls_cert_file / tls_key_file, or keep a TLS-terminating proxy in front");
     }
     if let Some(tx) = bound {
         let _ = tx.send(local);

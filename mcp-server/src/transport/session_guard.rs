@@ -123,7 +123,7 @@ impl SessionGuard {
         rec.http_method = Some(asking.method.to_string());
         rec.call_id = call_id;
         if let Err(e) = self.audit.record(rec).await {
-            eprintln!("sqlgate-mcp: audit log write failed ({e}) for a refused session request");
+            tracing::error!("audit log write failed ({e}) for a refused session request");
         }
     }
 }

@@ -94,7 +94,7 @@ impl<R: AsyncRead + Unpin> FramedLines<R> {
 async fn write_lines<W: AsyncWrite + Unpin>(mut write: W, mut rx: mpsc::Receiver<Vec<u8>>) {
     while let Some(line) = rx.recv().await {
         if let Err(e) = write.write_all(&line).await {
-            eprintln!("sqlgate-mcp: cannot write to stdout: {e}");
+            tracing::error!("cannot write to stdout: {e}");
             return;
         }
         if rx.is_empty() && write.flush().await.is_err() {
@@ -146,7 +146,7 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for FramedLines<R> {
                 }
                 Ok(Frame::Skip) => {}
                 Err(e) => {
-                    eprintln!("sqlgate-mcp: cannot read stdin: {e}");
+                    tracing::error!("cannot read stdin: {e}");
                     return None;
                 }
             }
@@ -171,8 +171,10 @@ pub async fn serve_stdio(
     max_line_bytes: usize,
     shutdown: CancellationToken,
 ) -> Result<(), String> {
+    // stdout carries MCP frames only: every log goes to stderr.
+    tracing::info!("serving MCP over stdio");
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        eprintln!("sqlgate-mcp: waiting for an MCP client on stdin; this is meant to be started by a client, see README (Ctrl-C to stop)");
+        tracing::info!("waiting for an MCP client on stdin; this is meant to be started by a client, see README (Ctrl-C to stop)");
     }
     let server = SqlGateServer::new(engine, audit);
     let (stdin, stdout) = rmcp::transport::stdio();

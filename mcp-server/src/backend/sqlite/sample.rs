@@ -178,8 +178,8 @@ impl SqliteBackend {
             .map_err(|e| ConnectError::Setup(format!("cannot create the sample database: {e}")))?;
         let mut backend = SqliteBackend::open_owned(&path, Arc::new(dir))?;
         if writes {
-            eprintln!(
-                "sqlgate-mcp: the demo's mutations change a temporary copy: {}",
+            tracing::info!(
+                "the demo's mutations change a temporary copy: {}",
                 path.display()
             );
             backend = backend.allow_writes();

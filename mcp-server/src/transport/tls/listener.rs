@@ -43,7 +43,7 @@ pub async fn handshake(tls: &TlsConfig, socket: TcpStream, addr: SocketAddr) -> 
     let stream = match acceptor.accept(socket).await {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("sqlgate-mcp: TLS handshake with {addr} failed: {e}");
+            tracing::warn!(peer = %addr, "TLS handshake with {addr} failed: {e}");
             return None;
         }
     };
@@ -57,7 +57,7 @@ pub async fn handshake(tls: &TlsConfig, socket: TcpStream, addr: SocketAddr) -> 
         Some(der) => match ClientCert::from_der(der) {
             Ok(cert) => Some(Arc::new(cert)),
             Err(e) => {
-                eprintln!("sqlgate-mcp: TLS client {addr}: {e}");
+                tracing::warn!(peer = %addr, "TLS client {addr}: {e}");
                 return None;
             }
         },
