@@ -9,8 +9,8 @@ use sqlgate::{ColumnRules, Dialect, Policy, QueryClass, WriteRules};
 use crate::app::exit;
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
+use crate::gate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::gate::{Engine, EngineConfig, RunQueryOutput};
-use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
 
 /// The demo policy: SQLite, 100 rows, `customers.email` and `customers.phone` protected.
 pub fn demo_policy() -> Policy {

@@ -6,6 +6,7 @@
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
 
+pub mod approval;
 pub mod approvals;
 pub mod callers;
 pub mod catalog;
@@ -16,6 +17,7 @@ pub mod output;
 pub mod published;
 pub mod quota;
 pub mod writable;
+pub mod write;
 
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};

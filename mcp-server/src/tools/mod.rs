@@ -35,7 +35,6 @@ pub mod schema_output;
 mod schema_router;
 pub mod server_info;
 pub mod text;
-pub mod touched;
 pub mod validate_query;
 
 use std::path::Path;

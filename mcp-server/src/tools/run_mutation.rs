@@ -14,13 +14,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::{AuditRecord, Decision};
+use crate::gate::approval::ApprovalRequest;
 use crate::gate::error::ToolError;
+use crate::gate::write::MutationTrace;
 use crate::gate::Engine;
-use crate::tools::approval::{self, ApprovalAnswer, ApprovalRequest};
+use crate::tools::approval;
 use crate::tools::approval_state;
 use crate::tools::caller::identity_of;
 use crate::tools::external_approval;
-use crate::tools::mutation_flow::MutationTrace;
 use crate::tools::mutation_output::{
     mutation_failure, MutationOutcome, MutationsOutput, RunMutationOutput,
 };
@@ -99,23 +100,23 @@ async fn run_asked(
     };
     Ok(match asking {
         Asking::Elicit(peer) => {
-            let ask = |request: ApprovalRequest| async move {
-                approval::ask(&peer, &request, timeout).await
+            let ask = approval::Elicitation {
+                peer: &peer,
+                timeout,
             };
             asked(
-                engine.run_mutations(tool, statements, ask).await,
+                engine.run_approved(tool, statements, None, ask).await,
                 String::new(),
                 false,
             )
         }
-        Asking::External { caller } => {
-            let ask = |_| std::future::ready(ApprovalAnswer::Ask);
-            asked(
-                engine.run_mutations(tool, statements, ask).await,
-                caller,
-                true,
-            )
-        }
+        Asking::External { caller } => asked(
+            engine
+                .run_approved(tool, statements, None, external_approval::Deferred)
+                .await,
+            caller,
+            true,
+        ),
         Asking::InputRequired {
             state,
             responses,
@@ -130,25 +131,16 @@ async fn run_asked(
                 Some(Ok(s)) => Some(s),
                 None => None,
             };
-            let until = Instant::now() + timeout;
-            let ledger = engine.approvals();
-            let binding = (caller.as_str(), mode);
-            let ask = |request: ApprovalRequest| {
-                std::future::ready(match (&state, can_elicit) {
-                    (Some(st), _) => approval_state::answer(
-                        ledger,
-                        st,
-                        &request,
-                        binding,
-                        responses.as_ref(),
-                        until,
-                    ),
-                    (None, true) => ApprovalAnswer::Ask,
-                    (None, false) => ApprovalAnswer::Unavailable,
-                })
+            let ask = approval_state::Retry {
+                ledger: engine.approvals(),
+                state: state.as_ref(),
+                binding: (caller.as_str(), mode),
+                responses: responses.as_ref(),
+                until: Instant::now() + timeout,
+                can_elicit,
             };
             let claim = state.as_ref().map(|s| s.nonce.as_str());
-            let run = engine.run_mutations_claiming(tool, statements, claim, ask);
+            let run = engine.run_approved(tool, statements, claim, ask);
             asked(run.await, caller, false)
         }
     })

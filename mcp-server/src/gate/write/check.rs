@@ -1,0 +1,99 @@
+//! The first step of a write: core's `check_mutation` of each statement (bound to the engine's
+//! variables, without parameters), and the SELECT of the rows each touches ([`super::touched`]).
+
+use sqlgate::{ApprovedMutation, QueryClass};
+
+use super::touched::touched_select;
+use crate::backend::MutationSql;
+use crate::gate::error::ToolError;
+use crate::gate::hints;
+use crate::gate::Engine;
+
+/// The most statements one write takes.
+pub const MAX_STATEMENTS: usize = 100;
+
+/// The statements as run: approved SQL, and the SELECT of the rows each touches.
+pub(super) struct Checked {
+    /// Each statement as core approved it.
+    pub(super) approved: Vec<ApprovedMutation>,
+    /// The SELECT of the rows each touches.
+    pub(super) touched: Vec<Option<String>>,
+}
+
+impl Checked {
+    /// The statements as the backend runs them.
+    pub(super) fn batch(&self) -> Vec<MutationSql<'_>> {
+        self.approved
+            .iter()
+            .zip(&self.touched)
+            .map(|(a, t)| MutationSql {
+                sql: &a.sql,
+                touched: t.as_deref(),
+            })
+            .collect()
+    }
+
+    /// The approved SQL, one statement per line.
+    pub(super) fn sql(&self) -> String {
+        let sql: Vec<&str> = self.approved.iter().map(|a| a.sql.as_str()).collect();
+        sql.join(";\n")
+    }
+
+    /// The most privileged class of the statements.
+    pub(super) fn class(&self) -> QueryClass {
+        let delete = self
+            .approved
+            .iter()
+            .any(|a| a.query_class == QueryClass::MutationDelete);
+        match (delete, self.approved.first()) {
+            (true, _) => QueryClass::MutationDelete,
+            (false, Some(a)) => a.query_class,
+            (false, None) => QueryClass::MutationCreate,
+        }
+    }
+}
+
+impl Engine {
+    /// Core's mutation check of each statement; a refusal names the statement of a batch, and
+    /// its hint the tool that helps.
+    pub(super) fn check_all(
+        &self,
+        statements: &[String],
+    ) -> Result<Checked, (Option<QueryClass>, ToolError)> {
+        if statements.is_empty() || statements.len() > MAX_STATEMENTS {
+            return Err((
+                None,
+                ToolError::bad_request(
+                    format!(
+                        "{} statements: a batch takes 1 to {MAX_STATEMENTS}",
+                        statements.len()
+                    ),
+                    Some("send each mutation as one string of `statements`"),
+                ),
+            ));
+        }
+        let dialect = self.backend().dialect();
+        let mut checked = Checked {
+            approved: Vec::new(),
+            touched: Vec::new(),
+        };
+        for (i, sql) in statements.iter().enumerate() {
+            let approved = self
+                .guard()
+                .check_mutation_with(sql, self.vars())
+                .and_then(ApprovedMutation::without_parameters)
+                .map_err(|r| {
+                    let mut e = ToolError::from_rejection(&r);
+                    e.hint = hints::for_run_mutation(r.query_class, e.hint.as_deref());
+                    if statements.len() > 1 {
+                        e.message =
+                            format!("statement {} of {}: {}", i + 1, statements.len(), e.message);
+                    }
+                    (Some(r.query_class), e)
+                })?;
+            checked.touched.push(touched_select(&approved.sql, dialect));
+            checked.approved.push(approved);
+        }
+        Ok(checked)
+    }
+}
