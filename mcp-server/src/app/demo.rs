@@ -308,7 +308,7 @@ fn preview_line(rows: u64) -> String {
     }
 }
 
-fn print_refusal(st: &Style, e: &crate::gate::error::ToolError) {
+fn print_refusal(st: &Style, e: &crate::tools::error::ToolError) {
     let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
     println!(
         "   {} {} (query_class: {class}, stage: {})",

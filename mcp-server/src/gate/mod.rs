@@ -3,7 +3,7 @@
 //! the write mode in [`mode`]). Transport-agnostic: the MCP server and the `demo` command both
 //! drive it.
 
-// ToolError is the structured content of a refusal; results carry it by value on purpose.
+// A GateError carries what refused (core's rejection, the database's error) by value on purpose.
 #![allow(clippy::result_large_err)]
 
 pub mod approval;
@@ -27,7 +27,7 @@ use sqlgate::{Approved, Guard, Policy, ReadAccess, Vars, Verdict};
 use crate::backend::cost::CostCap;
 use crate::backend::{Backend, DbError, Params, QueryLimits, TableDetail, NO_PARAMS};
 use crate::gate::catalog::{build_snapshot, Snapshot};
-use crate::gate::error::ToolError;
+use crate::gate::error::GateError;
 use crate::gate::mode::Mode;
 pub use output::{
     EstimateOutput, ListTablesOutput, RunQueryOutput, RunTrace, TableSummary, ValidateOutput,
@@ -236,14 +236,14 @@ impl Engine {
     }
 
     /// Reloads the catalog from the database.
-    pub async fn refresh(&self) -> Result<(), ToolError> {
+    pub async fn refresh(&self) -> Result<(), GateError> {
         let tables = self
             .backend
             .introspect()
             .await
-            .map_err(|e| ToolError::from_db(&e))?;
+            .map_err(GateError::Database)?;
         let snapshot = build_snapshot(&self.config.policy, tables, &self.vars)
-            .map_err(|m| ToolError::bad_request(m, None))?;
+            .map_err(|m| GateError::bad_request(m, None))?;
         match self.snapshot.write() {
             Ok(mut s) => *s = Arc::new(snapshot),
             Err(poisoned) => *poisoned.into_inner() = Arc::new(snapshot),
@@ -251,8 +251,8 @@ impl Engine {
         Ok(())
     }
 
-    /// `list_tables`: reloads the catalog, then lists what the policy allows.
-    pub async fn list_tables(&self) -> Result<ListTablesOutput, ToolError> {
+    /// The tables: reloads the catalog, then lists what the policy allows.
+    pub async fn tables(&self) -> Result<ListTablesOutput, GateError> {
         // A reload failure falls back to the last catalog only when there is one to show.
         if let Err(e) = self.refresh().await {
             if self.snapshot().tables.is_empty() {
@@ -276,18 +276,18 @@ impl Engine {
         })
     }
 
-    /// `describe_table`: the guard decides whether the name exists and may be read.
-    pub fn describe_table(&self, name: &str) -> Result<TableDetail, ToolError> {
+    /// One table's detail: the guard decides whether the name exists and may be read.
+    pub fn describe(&self, name: &str) -> Result<TableDetail, GateError> {
         let snap = self.snapshot();
         if !sqlgate::is_table_path(name, snap.guard.policy().dialect) {
-            return Err(ToolError::bad_request(
+            return Err(GateError::bad_request(
                 "`table` must be a table name, optionally schema-qualified (e.g. `orders` or `public.orders`)",
                 Some("call list_tables for the names"),
             ));
         }
         let resolved = match snap.guard.read_access(name, &self.vars) {
             ReadAccess::Readable { table, .. } => table,
-            ReadAccess::Refused(e) => return Err(ToolError::from_guard_error(&e)),
+            ReadAccess::Refused(e) => return Err(GateError::Access(e)),
         };
         let lower = resolved.to_lowercase();
         let found = snap
@@ -300,7 +300,7 @@ impl Engine {
                 })
             });
         found.cloned().ok_or_else(|| {
-            ToolError::bad_request(
+            GateError::bad_request(
                 format!("table `{}` is not in the catalog", name.trim()),
                 Some("call list_tables for the names"),
             )
@@ -365,21 +365,21 @@ impl Engine {
         verdict
     }
 
-    /// `run_query`: check with core, then execute the approved SQL only.
-    pub async fn run_query(&self, sql: &str) -> (Result<RunQueryOutput, ToolError>, RunTrace) {
-        self.run_checked(sql, None, self.config.policy.max_rows)
+    /// A read: check with core, then execute the approved SQL only.
+    pub async fn query(&self, sql: &str) -> (Result<RunQueryOutput, GateError>, RunTrace) {
+        self.query_with(sql, None, self.config.policy.max_rows)
             .await
     }
 
     /// Checks `sql` with core, then executes the approved SQL only, with `params` bound to its
     /// `:name` placeholders by the driver (a published query: [`published`]; the approved SQL
     /// must name exactly those parameters) and at most `max_rows` rows.
-    pub async fn run_checked(
+    pub async fn query_with(
         &self,
         sql: &str,
         params: Option<&Params>,
         max_rows: Option<u64>,
-    ) -> (Result<RunQueryOutput, ToolError>, RunTrace) {
+    ) -> (Result<RunQueryOutput, GateError>, RunTrace) {
         let mut trace = RunTrace::default();
         let guard = self.guard();
         // One row more than the cap, so that the extra row tells whether the cap cut the result.
@@ -396,17 +396,17 @@ impl Engine {
             Ok(a) => a,
             Err(r) => {
                 trace.query_class = Some(r.query_class);
-                let mut e = ToolError::from_rejection(&r);
+                let hint = hints::with_tool(r.error.code, r.error.hint.as_deref());
                 let writes = self.config.mode.writes();
-                e.hint = hints::for_run_query(r.query_class, writes, e.hint.as_deref());
-                return (Err(e), trace);
+                let hint = hints::for_run_query(r.query_class, writes, hint.as_deref());
+                return (Err(GateError::Refused { rejection: r, hint }), trace);
             }
         };
         trace.query_class = Some(approved.query_class);
         trace.executed_sql = Some(approved.sql.clone());
         if let Some(params) = params {
-            if let Err(e) = published::same_parameters(&approved.sql, params) {
-                return (Err(e), trace);
+            if let Err(m) = published::same_parameters(&approved.sql, params) {
+                return (Err(GateError::bad_request(m, None)), trace);
             }
         }
         let limits = QueryLimits {
@@ -433,7 +433,7 @@ impl Engine {
         };
         let duration_ms = (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
         match result {
-            Err(e) => (Err(ToolError::from_db(&e)), trace),
+            Err(e) => (Err(GateError::Database(e)), trace),
             Ok(r) => (
                 Ok(RunQueryOutput {
                     row_count: r.rows.len(),

@@ -24,8 +24,8 @@ use crate::audit::chain::sha256_hex;
 use crate::codes::{MutationCode, Stage};
 use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::gate::approvals::ApprovalLedger;
-use crate::gate::error::ToolError;
 use crate::tools::approval::ApprovalForm;
+use crate::tools::error::ToolError;
 
 /// The key of the approval in `inputRequests` / `inputResponses`.
 pub const INPUT_KEY: &str = "approval";

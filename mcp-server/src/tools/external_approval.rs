@@ -28,8 +28,8 @@ use crate::audit::Decision;
 use crate::codes::{MutationCode, Stage};
 use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::gate::approvals::ApprovalLedger;
-use crate::gate::error::ToolError;
 use crate::gate::Engine;
+use crate::tools::error::ToolError;
 use crate::tools::mutation_output::{MutationStatus, UndecidedOutput};
 use crate::tools::result::success;
 

@@ -17,6 +17,8 @@ pub mod audit_verify;
 pub mod call_audit;
 pub mod caller;
 pub mod describe_table;
+mod engine;
+pub mod error;
 pub mod external_approval;
 pub mod instructions;
 pub mod list_schemas;
@@ -53,9 +55,10 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::audit::{Audit, AuditRecord, Decision};
-use crate::gate::error::ToolError;
+use crate::gate::error::GateError;
 use crate::gate::{Engine, RunQueryOutput, ValidateOutput};
 use crate::tools::caller::{caller_of, identity_of, Caller};
+use crate::tools::error::ToolError;
 use crate::tools::mutation_output::RunMutationOutput;
 use crate::tools::run_mutation::asking;
 pub use args::SqlArgs;
@@ -165,11 +168,14 @@ impl SqlGateServer {
                 if let (Some(scope), "run_mutation" | "run_mutations" | "approval_status") =
                     (&caller.missing_write_scope, tool)
                 {
-                    return Err(refuse(ToolError::insufficient_scope(tool, scope)));
+                    return Err(refuse(ToolError::from(GateError::InsufficientScope {
+                        tool: tool.to_string(),
+                        scope: scope.clone(),
+                    })));
                 }
                 self.engine
                     .for_caller(caller.vars.as_ref(), caller.missing_write_scope.is_none())
-                    .map_err(refuse)?
+                    .map_err(|e| refuse(e.into()))?
             }
         };
         // The principal's quota, counted per caller: every call counts, and a read or a write
@@ -181,7 +187,7 @@ impl SqlGateServer {
             t if self.engine.published().query(t).is_some() => quota.admit_rows(&who, now),
             _ => Ok(()),
         });
-        admitted.map_err(|e| refuse(ToolError::quota_exceeded(&e)))?;
+        admitted.map_err(|e| refuse(GateError::Quota(e).into()))?;
         Ok(engine)
     }
 

@@ -8,9 +8,9 @@
 use std::future::Future;
 
 use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
-use crate::gate::error::ToolError;
 use crate::gate::write::{Committed, MutationTrace, Written};
 use crate::gate::Engine;
+use crate::tools::error::ToolError;
 use crate::tools::mutation_output::{
     MutationOutcome, MutationStatus, MutationsOutput, RunMutationOutput, StatementOutput,
 };
@@ -114,7 +114,7 @@ impl Engine {
         MutationTrace,
     ) {
         let (written, trace) = self.write(tool, statements, claim, approver).await;
-        let out = written.map(|w| match w {
+        let out = written.map_err(ToolError::from).map(|w| match w {
             Written::Asking(request) => MutationOutcome::Asking(request),
             Written::Committed(c) => MutationOutcome::Committed(output_of(c)),
         });

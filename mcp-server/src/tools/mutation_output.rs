@@ -14,7 +14,7 @@ use sqlgate::QueryClass;
 use crate::audit::Decision;
 use crate::codes::{MutationCode, ToolCode};
 use crate::gate::approval::ApprovalRequest;
-use crate::gate::error::ToolError;
+use crate::tools::error::ToolError;
 use crate::tools::result::failure;
 
 /// Where a mutation stands.

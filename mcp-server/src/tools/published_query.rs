@@ -66,7 +66,7 @@ pub async fn handle(
             let cap = q.row_cap(engine.row_cap());
             engine.run_checked(&q.sql, Some(&params), cap).await
         }
-        Err(e) => (Err(e), Default::default()),
+        Err(e) => (Err(e.into()), Default::default()),
     };
     answered(q.name.as_str(), q.sql.clone(), outcome, trace)
 }

@@ -15,12 +15,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::approval::ApprovalRequest;
-use crate::gate::error::ToolError;
 use crate::gate::write::MutationTrace;
 use crate::gate::Engine;
 use crate::tools::approval;
 use crate::tools::approval_state;
 use crate::tools::caller::identity_of;
+use crate::tools::error::ToolError;
 use crate::tools::external_approval;
 use crate::tools::mutation_output::{
     mutation_failure, MutationOutcome, MutationsOutput, RunMutationOutput,

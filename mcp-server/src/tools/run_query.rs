@@ -3,9 +3,9 @@
 use rmcp::model::CallToolResult;
 
 use crate::audit::{AuditRecord, Decision};
-use crate::gate::error::ToolError;
 use crate::gate::{Engine, RunQueryOutput, RunTrace};
 use crate::tools::args::SqlArgs;
+use crate::tools::error::ToolError;
 use crate::tools::result::{failure, success_json};
 use crate::tools::text::push_row;
 

@@ -12,7 +12,7 @@ use crate::codes::{MutationCode, Stage};
 use crate::gate::approval::{
     decision_of, ApprovalAnswer, ApprovalRequest, Approver, PlannedStatement,
 };
-use crate::gate::error::ToolError;
+use crate::gate::error::GateError;
 use crate::gate::Engine;
 
 /// What the approval step decided.
@@ -31,7 +31,7 @@ impl Engine {
         (checked, previews): (&Checked, &[MutationRun]),
         approver: impl Approver,
         trace: &mut MutationTrace,
-    ) -> Result<Approval, ToolError> {
+    ) -> Result<Approval, GateError> {
         let asks = checked
             .approved
             .iter()
@@ -99,7 +99,7 @@ fn approval_request(
 }
 
 /// The tool error for an answer that is not an approval.
-pub fn refusal_of(answer: ApprovalAnswer) -> Option<ToolError> {
+pub fn refusal_of(answer: ApprovalAnswer) -> Option<GateError> {
     let (code, message, hint) = match answer {
         ApprovalAnswer::Accepted | ApprovalAnswer::Ask => return None,
         ApprovalAnswer::StateForOtherTool => (
@@ -151,5 +151,5 @@ pub fn refusal_of(answer: ApprovalAnswer) -> Option<ToolError> {
              without approval",
         ),
     };
-    Some(ToolError::mutation(code, Stage::Approval, message, hint))
+    Some(GateError::mutation(code, Stage::Approval, message, hint))
 }

@@ -5,7 +5,7 @@ use sqlgate::{ApprovedMutation, QueryClass};
 
 use super::touched::touched_select;
 use crate::backend::MutationSql;
-use crate::gate::error::ToolError;
+use crate::gate::error::GateError;
 use crate::gate::hints;
 use crate::gate::Engine;
 
@@ -59,11 +59,11 @@ impl Engine {
     pub(super) fn check_all(
         &self,
         statements: &[String],
-    ) -> Result<Checked, (Option<QueryClass>, ToolError)> {
+    ) -> Result<Checked, (Option<QueryClass>, GateError)> {
         if statements.is_empty() || statements.len() > MAX_STATEMENTS {
             return Err((
                 None,
-                ToolError::bad_request(
+                GateError::bad_request(
                     format!(
                         "{} statements: a batch takes 1 to {MAX_STATEMENTS}",
                         statements.len()
@@ -82,14 +82,18 @@ impl Engine {
                 .guard()
                 .check_mutation_with(sql, self.vars())
                 .and_then(ApprovedMutation::without_parameters)
-                .map_err(|r| {
-                    let mut e = ToolError::from_rejection(&r);
-                    e.hint = hints::for_run_mutation(r.query_class, e.hint.as_deref());
+                .map_err(|mut r| {
+                    let hint = hints::with_tool(r.error.code, r.error.hint.as_deref());
+                    let hint = hints::for_run_mutation(r.query_class, hint.as_deref());
                     if statements.len() > 1 {
-                        e.message =
-                            format!("statement {} of {}: {}", i + 1, statements.len(), e.message);
+                        let n = statements.len();
+                        r.error.message =
+                            format!("statement {} of {n}: {}", i + 1, r.error.message);
                     }
-                    (Some(r.query_class), e)
+                    (
+                        Some(r.query_class),
+                        GateError::Refused { rejection: r, hint },
+                    )
                 })?;
             checked.touched.push(touched_select(&approved.sql, dialect));
             checked.approved.push(approved);

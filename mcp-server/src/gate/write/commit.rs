@@ -6,7 +6,7 @@ use super::approve::refusal_of;
 use crate::backend::{Expected, Finish, MutationRun, MutationSql};
 use crate::codes::{MutationCode, Stage};
 use crate::gate::approval::ApprovalAnswer;
-use crate::gate::error::ToolError;
+use crate::gate::error::GateError;
 use crate::gate::Engine;
 
 impl Engine {
@@ -18,7 +18,7 @@ impl Engine {
         batch: &[MutationSql<'_>],
         previews: &[MutationRun],
         claim: Option<&str>,
-    ) -> Result<Vec<MutationRun>, ToolError> {
+    ) -> Result<Vec<MutationRun>, GateError> {
         let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
         let claim_sql = claim.and_then(|n| self.approvals().claim_sql(n, &now));
         let mut full = batch.to_vec();
@@ -51,14 +51,14 @@ impl Engine {
                         ),
                     };
                 }
-                ToolError::from_db(&e)
+                GateError::Database(e)
             })?;
         if claim_sql.is_some() {
             let recorded = runs.pop().is_some_and(|r| r.affected_rows == 1);
             if !recorded {
                 return Err(
                     refusal_of(ApprovalAnswer::StateReplayed).unwrap_or_else(|| {
-                        ToolError::bad_request("the approval was used already", None)
+                        GateError::bad_request("the approval was used already", None)
                     }),
                 );
             }
@@ -68,7 +68,7 @@ impl Engine {
 }
 
 /// The refusal of a commit that did not see what the preview saw.
-pub(super) fn mismatch(previews: &[MutationRun], runs: &[MutationRun]) -> ToolError {
+pub(super) fn mismatch(previews: &[MutationRun], runs: &[MutationRun]) -> GateError {
     let count = previews.len();
     let differs = previews
         .iter()
@@ -97,7 +97,7 @@ pub(super) fn mismatch(previews: &[MutationRun], runs: &[MutationRun]) -> ToolEr
         ),
         None => "the commit did not complete; rolled back, nothing was changed".to_string(),
     };
-    ToolError::mutation(
+    GateError::mutation(
         MutationCode::PreviewMismatch,
         Stage::Commit,
         message,

@@ -7,7 +7,7 @@
 //! results ([`Written`], [`MutationTrace`]); each front door words them (the MCP tools in
 //! `tools/`).
 
-// ToolError is the structured content of a refusal; results carry it by value on purpose.
+// A GateError carries what refused (core's rejection, the database's error) by value on purpose.
 #![allow(clippy::result_large_err)]
 
 mod approve;
@@ -25,7 +25,7 @@ use self::approve::Approval;
 use crate::audit::Decision;
 use crate::backend::QueryLimits;
 use crate::gate::approval::{ApprovalRequest, Approver};
-use crate::gate::error::ToolError;
+use crate::gate::error::GateError;
 use crate::gate::Engine;
 pub use check::MAX_STATEMENTS;
 
@@ -114,7 +114,7 @@ impl Engine {
         statements: &[String],
         claim: Option<&str>,
         approver: impl Approver,
-    ) -> (Result<Written, ToolError>, MutationTrace) {
+    ) -> (Result<Written, GateError>, MutationTrace) {
         let start = Instant::now();
         let mut trace = MutationTrace {
             decision: Decision::Refuse,

@@ -7,7 +7,7 @@ use super::MutationTrace;
 use crate::audit::Decision;
 use crate::backend::{Finish, MutationRun};
 use crate::codes::{MutationCode, Stage};
-use crate::gate::error::ToolError;
+use crate::gate::error::GateError;
 use crate::gate::Engine;
 
 impl Engine {
@@ -16,13 +16,13 @@ impl Engine {
         &self,
         checked: &Checked,
         trace: &mut MutationTrace,
-    ) -> Result<Vec<MutationRun>, ToolError> {
+    ) -> Result<Vec<MutationRun>, GateError> {
         trace.decision = Decision::Error;
         let previews = self
             .backend()
             .mutate(&checked.batch(), self.mutation_limits(), Finish::Rollback)
             .await
-            .map_err(|e| ToolError::from_db(&e))?;
+            .map_err(GateError::Database)?;
         trace.preview_rows = Some(previews.iter().map(|p| p.affected_rows).sum());
         for p in &previews {
             self.within_bound(p.affected_rows).inspect_err(|_| {
@@ -33,14 +33,14 @@ impl Engine {
         Ok(previews)
     }
 
-    fn within_bound(&self, affected: u64) -> Result<(), ToolError> {
+    fn within_bound(&self, affected: u64) -> Result<(), GateError> {
         let max = self
             .policy()
             .writes
             .as_ref()
             .and_then(|w| w.max_affected_rows);
         match max {
-            Some(max) if affected > max => Err(ToolError::mutation(
+            Some(max) if affected > max => Err(GateError::mutation(
                 MutationCode::TooManyRows,
                 Stage::Preview,
                 format!(
