@@ -1,43 +1,34 @@
 //! The MCP server: ten tools (`list_schemas`, `list_tables`, `describe_table`, `validate_query`, `run_query`,
 //! `run_mutation` and `run_mutations` in a write mode, `approval_status` with an external
-//! approver, `audit_verify`, `server_info`) and one per published query ([`published_query`])
+//! approver, `audit_verify`, `server_info`) and one per published query ([`read::published_query`])
 //! over an [`Engine`], with output schemas, structured content, a text rendering and the MCP
 //! hints; and [`prompts`]. Every call is audited, each tool's (`server_info` and `audit_verify`
 //! included) with one record; so is a call to a tool this caller is not served, and one whose
 //! arguments rmcp refused ([`call_audit`]).
 //!
-//! One tool per file (its arguments, handler and text rendering); the router below holds only
-//! each tool's name, description, schema and annotations, and the audit of its call.
+//! Grouped by what a reader looks for: [`read`] (the schema tools, `validate_query`,
+//! `run_query`, published queries), [`write`] (`run_mutation`, `run_mutations`), [`approval`]
+//! (elicitation, `input_required`, the external approver and `approval_status`); each group's
+//! router is merged into the server's. One tool per file (its arguments, handler and text
+//! rendering); a router holds only each tool's name, description, schema and annotations, and
+//! the audit of its call. Here: the server (the router of `audit_verify` and `server_info`, the
+//! engine for a caller, the audit of every call), and what every group shares: the caller
+//! ([`caller`]), the error shape ([`error`]), arguments, results and text.
 
 pub mod approval;
-pub mod approval_state;
-pub mod approval_status;
 pub mod args;
 pub mod audit_verify;
 pub mod call_audit;
 pub mod caller;
-pub mod describe_table;
-mod engine;
 pub mod error;
-pub mod external_approval;
 pub mod instructions;
-pub mod list_schemas;
-pub mod list_tables;
 mod listing;
-pub mod meaning;
-pub mod mutation_flow;
-pub mod mutation_output;
 pub mod prompts;
-pub mod published_query;
+pub mod read;
 pub mod result;
-pub mod run_mutation;
-pub mod run_mutations;
-pub mod run_query;
-pub mod schema_output;
-mod schema_router;
 pub mod server_info;
 pub mod text;
-pub mod validate_query;
+pub mod write;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -46,8 +37,6 @@ use std::time::Instant;
 use futures::future::join;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::{InputResponses as ToolInputResponses, RequestState};
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResponse, CallToolResult, Implementation, ServerCapabilities, ServerConfig,
 };
@@ -56,17 +45,15 @@ use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, S
 
 use crate::audit::{Audit, AuditRecord, Decision};
 use crate::gate::error::GateError;
-use crate::gate::{Engine, RunQueryOutput, ValidateOutput};
+use crate::gate::Engine;
 use crate::tools::caller::{caller_of, identity_of, Caller};
 use crate::tools::error::ToolError;
-use crate::tools::mutation_output::RunMutationOutput;
-use crate::tools::run_mutation::asking;
 pub use args::SqlArgs;
-pub use describe_table::DescribeTableArgs;
 pub use instructions::instructions;
-pub use list_tables::ListTablesArgs;
-pub use run_mutation::MutationArgs;
+pub use read::describe_table::DescribeTableArgs;
+pub use read::list_tables::ListTablesArgs;
 pub use server_info::{AuditInfo, ChainInfo, ServerInfoOutput};
+pub use write::run_mutation::MutationArgs;
 
 /// The MCP server.
 #[derive(Clone)]
@@ -137,7 +124,8 @@ impl SqlGateServer {
     fn every_tool() -> ToolRouter<Self> {
         Self::tool_router()
             + Self::schema_router()
-            + Self::mutations_router()
+            + Self::read_router()
+            + Self::write_router()
             + Self::status_router()
     }
 
@@ -253,109 +241,6 @@ impl SqlGateServer {
                 None,
             )),
         }
-    }
-
-    /// Checks SQL without running it.
-    #[tool(
-        name = "validate_query",
-        description = "Check one SQL query without running it. Returns sqlgate's verdict: allowed, the exact SQL that would run (row cap applied), query_class, tables, functions; or the error code, message and a hint to fix it.",
-        annotations(
-            title = "Validate query",
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        ),
-        output_schema = schema_for_output::<ValidateOutput>()
-    )]
-    pub async fn validate_query(
-        &self,
-        Parameters(args): Parameters<SqlArgs>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "validate_query") {
-            Ok(engine) => validate_query::handle(&engine, &args).await,
-            Err(refused) => *refused,
-        };
-        self.audited(&ctx, rec, start, result).await
-    }
-
-    /// Checks and runs one read-only query.
-    #[tool(
-        name = "run_query",
-        description = "Run one read-only SQL query (SELECT). sqlgate checks it first and executes only its regenerated SQL, read-only, with a row cap and a timeout. Returns columns, rows (objects keyed by column), row_count, truncated, executed_sql. A refusal returns isError with code, message and hint.",
-        annotations(
-            title = "Run query",
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        ),
-        output_schema = schema_for_output::<RunQueryOutput>()
-    )]
-    pub async fn run_query(
-        &self,
-        Parameters(args): Parameters<SqlArgs>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let start = Instant::now();
-        match self.engine_for(&ctx, "run_query") {
-            Ok(engine) => {
-                let (rec, result) = run_query::handle(&engine, &args).await;
-                if let Some(rows) = rec.row_count {
-                    let rows = u64::try_from(rows).unwrap_or(u64::MAX);
-                    engine
-                        .quota()
-                        .record_rows(&quota_key(&ctx), Instant::now(), rows);
-                }
-                self.audited_while(&ctx, rec, start, result).await
-            }
-            Err(refused) => {
-                let (rec, result) = *refused;
-                self.audited(&ctx, rec, start, result).await
-            }
-        }
-    }
-
-    /// Previews, (when the mode asks) gets approved, and commits one mutation.
-    #[tool(
-        name = "run_mutation",
-        description = "Run one INSERT, UPDATE, DELETE or MERGE on a table the policy lets you modify. sqlgate checks it, runs it once in a transaction that is rolled back to count the rows it would change (refused above the policy's bound), asks the user to approve when the server's mode requires it, then runs it again and commits only if it changes the same rows (the same count and, for an UPDATE or DELETE, the same rows by digest). Returns affected_rows, returning (first rows of RETURNING), executed_sql, query_class, decision. A refusal returns isError with code, message and hint.",
-        annotations(
-            title = "Run mutation",
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
-        ),
-        output_schema = mutation_output::output_schema::<RunMutationOutput>()
-    )]
-    pub async fn run_mutation(
-        &self,
-        Parameters(args): Parameters<MutationArgs>,
-        RequestState(state): RequestState,
-        ToolInputResponses(responses): ToolInputResponses,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "run_mutation") {
-            Ok(engine) => {
-                let asking = asking(&ctx, state, responses, &engine);
-                let (rec, result) = run_mutation::handle(&engine, &args, asking).await;
-                if rec.committed_rows.is_some() {
-                    engine
-                        .quota()
-                        .record_mutation(&quota_key(&ctx), Instant::now());
-                }
-                (rec, result)
-            }
-            Err(refused) => {
-                let (rec, result) = *refused;
-                (rec, result.into())
-            }
-        };
-        self.audited(&ctx, rec, start, result).await
     }
 
     /// Verifies the audit file's hash chain.

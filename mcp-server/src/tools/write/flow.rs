@@ -11,7 +11,7 @@ use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::gate::write::{Committed, MutationTrace, Written};
 use crate::gate::Engine;
 use crate::tools::error::ToolError;
-use crate::tools::mutation_output::{
+use crate::tools::write::output::{
     MutationOutcome, MutationStatus, MutationsOutput, RunMutationOutput, StatementOutput,
 };
 

@@ -9,9 +9,9 @@ use sqlgate::Policy;
 
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::{Engine, TableSummary};
-use crate::tools::meaning::{merged_description, same, table_annotation};
+use crate::tools::read::meaning::{merged_description, same, table_annotation};
+use crate::tools::read::schema_output::{ListTablesOutput, TableEntry};
 use crate::tools::result::{failure, success};
-use crate::tools::schema_output::{ListTablesOutput, TableEntry};
 
 /// Arguments of `list_tables`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]

@@ -30,8 +30,8 @@ use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::gate::approvals::ApprovalLedger;
 use crate::gate::Engine;
 use crate::tools::error::ToolError;
-use crate::tools::mutation_output::{MutationStatus, UndecidedOutput};
 use crate::tools::result::success;
+use crate::tools::write::output::{MutationStatus, UndecidedOutput};
 
 /// One statement as the approver is shown it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,7 +55,7 @@ pub struct PendingApproval {
     pub tool: String,
     /// The statements as the caller sent them (run again at commit).
     pub statements: Vec<String>,
-    /// Who asked ([`super::approval_state::caller_binding`]).
+    /// Who asked ([`super::input_required::caller_binding`]).
     pub caller: String,
     /// The principal, for the approver.
     pub principal: Option<String>,

@@ -24,7 +24,7 @@ use crate::audit::chain::sha256_hex;
 use crate::codes::{MutationCode, Stage};
 use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::gate::approvals::ApprovalLedger;
-use crate::tools::approval::ApprovalForm;
+use crate::tools::approval::elicitation::ApprovalForm;
 use crate::tools::error::ToolError;
 
 /// The key of the approval in `inputRequests` / `inputResponses`.

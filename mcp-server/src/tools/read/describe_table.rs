@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::Engine;
-use crate::tools::meaning::describe;
+use crate::tools::read::meaning::describe;
+use crate::tools::read::schema_output::{ColumnDescription, Direction, TableDescription};
 use crate::tools::result::{failure, success};
-use crate::tools::schema_output::{ColumnDescription, Direction, TableDescription};
 
 /// Arguments of `describe_table`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

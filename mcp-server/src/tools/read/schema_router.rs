@@ -10,9 +10,9 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 
 use super::{describe_table, list_schemas, list_tables, SqlGateServer};
-use crate::tools::describe_table::DescribeTableArgs;
-use crate::tools::list_tables::ListTablesArgs;
-use crate::tools::schema_output::{ListSchemasOutput, ListTablesOutput, TableDescription};
+use crate::tools::read::describe_table::DescribeTableArgs;
+use crate::tools::read::list_tables::ListTablesArgs;
+use crate::tools::read::schema_output::{ListSchemasOutput, ListTablesOutput, TableDescription};
 
 #[tool_router(router = schema_router, vis = "pub(crate)")]
 impl SqlGateServer {

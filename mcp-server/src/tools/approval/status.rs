@@ -1,6 +1,6 @@
 //! The `approval_status` tool (listed in a write mode with an external approver): follows an
 //! `approval_request_id` that `run_mutation` / `run_mutations` answered `pending` with. The
-//! approver is asked again ([`super::external_approval`]): `pending` and `rejected` are answered
+//! approver is asked again ([`super::external`]): `pending` and `rejected` are answered
 //! as such (not errors, nothing changed); once it has approved, the statements are checked,
 //! previewed and bounded again from the start and commit only if the preview is the one the
 //! approver saw, at most once. Its route is merged into the server's router
@@ -19,17 +19,17 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{quota_key, SqlGateServer};
 use crate::audit::chain::sha256_hex;
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::gate::Engine;
+use crate::tools::approval::external::{self, PendingApproval, Verdict};
 use crate::tools::error::ToolError;
-use crate::tools::external_approval::{self, PendingApproval, Verdict};
-use crate::tools::mutation_output::{mutation_failure, MutationOutcome, RunMutationOutput};
 use crate::tools::result::success;
-use crate::tools::run_mutation::{self, caller_binding_of};
-use crate::tools::run_mutations;
+use crate::tools::write::output::{mutation_failure, MutationOutcome, RunMutationOutput};
+use crate::tools::write::run_mutation::{self, caller_binding_of};
+use crate::tools::write::run_mutations;
+use crate::tools::{quota_key, SqlGateServer};
 
 /// Arguments of `approval_status`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -95,16 +95,16 @@ fn refused(pending: Option<&PendingApproval>, e: &ToolError) -> (AuditRecord, Ca
 
 /// `approval_status`: the approver asked again; pending, rejected, or committed.
 pub async fn handle(engine: &Engine, id: &str, caller: &str) -> (AuditRecord, CallToolResult) {
-    let pending = match external_approval::open(engine, id, caller) {
+    let pending = match external::open(engine, id, caller) {
         Ok(p) => p,
         Err(e) => return refused(None, &e),
     };
-    let reply = match external_approval::ask(engine, id, &pending).await {
+    let reply = match external::ask(engine, id, &pending).await {
         Ok(r) => r,
         Err(e) => return refused(Some(&pending), &e),
     };
     if reply.decision != Verdict::Approved {
-        let (decision, result) = external_approval::undecided(id, &pending, &reply);
+        let (decision, result) = external::undecided(id, &pending, &reply);
         return (record(Some(&pending), decision), result);
     }
     commit(engine, id, &pending, reply.reference.as_deref()).await
@@ -143,7 +143,7 @@ async fn commit(
         .await;
     let (code, mut result) = match outcome {
         Ok(MutationOutcome::Committed(mut out)) => {
-            out.approval_wait_ms = Some(external_approval::waited_ms(pending));
+            out.approval_wait_ms = Some(external::waited_ms(pending));
             let result = if batch {
                 success(&out, run_mutations::render(&out))
             } else {

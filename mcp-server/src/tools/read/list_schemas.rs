@@ -4,8 +4,8 @@ use rmcp::model::CallToolResult;
 
 use crate::audit::{AuditRecord, Decision};
 use crate::gate::{Engine, ListTablesOutput};
+use crate::tools::read::schema_output::{ListSchemasOutput, SchemaEntry};
 use crate::tools::result::{failure, success};
-use crate::tools::schema_output::{ListSchemasOutput, SchemaEntry};
 
 /// Lists the schemas; returns the audit record and the result.
 pub async fn handle(engine: &Engine) -> (AuditRecord, CallToolResult) {

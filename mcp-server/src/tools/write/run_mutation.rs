@@ -1,6 +1,6 @@
 //! The `run_mutation` tool: its arguments, how the user is asked (elicitation in a session, or
 //! `input_required` on protocol 2026-07-28), its handler over the engine's mutation flow
-//! ([`super::mutation_flow`], shared with `run_mutations`) and its text rendering.
+//! ([`super::flow`], shared with `run_mutations`) and its text rendering.
 
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
@@ -17,16 +17,16 @@ use crate::audit::{AuditRecord, Decision};
 use crate::gate::approval::ApprovalRequest;
 use crate::gate::write::MutationTrace;
 use crate::gate::Engine;
-use crate::tools::approval;
-use crate::tools::approval_state;
+use crate::tools::approval::elicitation;
+use crate::tools::approval::external;
+use crate::tools::approval::input_required;
 use crate::tools::caller::identity_of;
 use crate::tools::error::ToolError;
-use crate::tools::external_approval;
-use crate::tools::mutation_output::{
-    mutation_failure, MutationOutcome, MutationsOutput, RunMutationOutput,
-};
 use crate::tools::result::success;
 use crate::tools::text::push_row;
+use crate::tools::write::output::{
+    mutation_failure, MutationOutcome, MutationsOutput, RunMutationOutput,
+};
 
 /// Arguments of `run_mutation`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -46,7 +46,7 @@ pub enum Asking {
         state: Option<String>,
         /// The retry's `inputResponses`.
         responses: Option<InputResponses>,
-        /// The caller the state is bound to ([`approval_state::caller_binding`]).
+        /// The caller the state is bound to ([`input_required::caller_binding`]).
         caller: String,
         /// Whether the client announced elicitation.
         can_elicit: bool,
@@ -100,7 +100,7 @@ async fn run_asked(
     };
     Ok(match asking {
         Asking::Elicit(peer) => {
-            let ask = approval::Elicitation {
+            let ask = elicitation::Elicitation {
                 peer: &peer,
                 timeout,
             };
@@ -112,7 +112,7 @@ async fn run_asked(
         }
         Asking::External { caller } => asked(
             engine
-                .run_approved(tool, statements, None, external_approval::Deferred)
+                .run_approved(tool, statements, None, external::Deferred)
                 .await,
             caller,
             true,
@@ -125,13 +125,13 @@ async fn run_asked(
         } => {
             let state = match state
                 .as_deref()
-                .map(|s| approval_state::open(engine.approvals(), s))
+                .map(|s| input_required::open(engine.approvals(), s))
             {
                 Some(Err(e)) => return Err(refused_state(tool, statements, e)),
                 Some(Ok(s)) => Some(s),
                 None => None,
             };
-            let ask = approval_state::Retry {
+            let ask = input_required::Retry {
                 ledger: engine.approvals(),
                 state: state.as_ref(),
                 binding: (caller.as_str(), mode),
@@ -179,7 +179,7 @@ pub async fn respond(
         }
         Ok(MutationOutcome::Asking(request)) => {
             let timeout = engine.approval_timeout();
-            match approval_state::ask(engine.approvals(), &request, &caller, mode, timeout) {
+            match input_required::ask(engine.approvals(), &request, &caller, mode, timeout) {
                 Ok(ask) => (None, ask.into()),
                 Err(e) => (Some(e.code), mutation_failure(&e).into()),
             }
@@ -207,9 +207,9 @@ async fn submit(
     request: &ApprovalRequest,
     caller: &str,
 ) -> Result<(Decision, CallToolResult), ToolError> {
-    let (id, pending) = external_approval::seal(engine, tool, statements, request, caller)?;
-    let reply = external_approval::ask(engine, &id, &pending).await?;
-    Ok(external_approval::undecided(&id, &pending, &reply))
+    let (id, pending) = external::seal(engine, tool, statements, request, caller)?;
+    let reply = external::ask(engine, &id, &pending).await?;
+    Ok(external::undecided(&id, &pending, &reply))
 }
 
 /// How this call's approval is asked: of the external approver when one is configured; else by
@@ -242,13 +242,13 @@ pub fn asking(
     }
 }
 
-/// The caller an approval is bound to ([`approval_state::caller_binding`]): the principal and
+/// The caller an approval is bound to ([`input_required::caller_binding`]): the principal and
 /// the caller's identity ([`crate::tools::caller::Caller::identity`]: how it authenticated, the
 /// token's or certificate's issuer and subject, its OAuth client, the variables bound), the
 /// same identity its sessions and quota windows belong to.
 pub fn caller_binding_of(ctx: &RequestContext<RoleServer>, engine: &Engine) -> String {
     let identity = identity_of(ctx);
-    approval_state::caller_binding(&[engine.principal(), identity.as_deref()])
+    input_required::caller_binding(&[engine.principal(), identity.as_deref()])
 }
 
 /// A retry whose state does not open: refused before anything runs.
