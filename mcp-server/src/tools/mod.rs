@@ -44,6 +44,7 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::audit::{Audit, AuditRecord, Decision};
+use crate::codes::{BuiltinTool, ToolKind};
 use crate::gate::error::GateError;
 use crate::gate::Engine;
 use crate::tools::caller::{caller_of, identity_of, Caller};
@@ -92,16 +93,20 @@ impl SqlGateServer {
         let mut tool_router = Self::every_tool();
         // The mutation tools exist only in a write mode: a read-only server does not list them;
         // approval_status only with an external approver to follow.
-        if !engine.mode().writes() {
-            tool_router.remove_route("run_mutation");
-            tool_router.remove_route("run_mutations");
-        }
-        if !engine.mode().writes() || engine.approvals().external().is_none() {
-            tool_router.remove_route("approval_status");
+        let external = engine.approvals().external().is_some();
+        for tool in BuiltinTool::ALL {
+            let served = match tool.kind() {
+                ToolKind::Read | ToolKind::Server => true,
+                ToolKind::Write => engine.mode().writes(),
+                ToolKind::Approval => engine.mode().writes() && external,
+            };
+            if !served {
+                tool_router.remove_route(tool.as_str());
+            }
         }
         // audit_verify checks the configured file: without one there is nothing to verify.
         if audit.path().is_none() {
-            tool_router.remove_route("audit_verify");
+            tool_router.remove_route(BuiltinTool::AuditVerify.as_str());
         }
         // --tools: the rest are neither listed nor callable.
         if let Some(enabled) = engine.enabled_tools() {
@@ -153,9 +158,8 @@ impl SqlGateServer {
         let engine = match caller_of(ctx) {
             None => self.engine.clone(),
             Some(caller) => {
-                if let (Some(scope), "run_mutation" | "run_mutations" | "approval_status") =
-                    (&caller.missing_write_scope, tool)
-                {
+                let writes = BuiltinTool::named(tool).is_some_and(BuiltinTool::writes);
+                if let (Some(scope), true) = (&caller.missing_write_scope, writes) {
                     return Err(refuse(ToolError::from(GateError::InsufficientScope {
                         tool: tool.to_string(),
                         scope: scope.clone(),
@@ -169,12 +173,14 @@ impl SqlGateServer {
         // The principal's quota, counted per caller: every call counts, and a read or a write
         // needs room too.
         let (quota, now, who) = (engine.quota(), Instant::now(), quota_key(ctx));
-        let admitted = quota.admit_call(&who, now).and_then(|()| match tool {
-            "run_query" => quota.admit_rows(&who, now),
-            "run_mutation" | "run_mutations" => quota.admit_mutation(&who, now),
-            t if self.engine.published().query(t).is_some() => quota.admit_rows(&who, now),
-            _ => Ok(()),
-        });
+        let admitted = quota
+            .admit_call(&who, now)
+            .and_then(|()| match BuiltinTool::named(tool) {
+                Some(BuiltinTool::RunQuery) => quota.admit_rows(&who, now),
+                Some(t) if t.kind() == ToolKind::Write => quota.admit_mutation(&who, now),
+                _ if self.engine.published().query(tool).is_some() => quota.admit_rows(&who, now),
+                _ => Ok(()),
+            });
         admitted.map_err(|e| refuse(GateError::Quota(e).into()))?;
         Ok(engine)
     }
@@ -260,14 +266,17 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, outcome) = match self.engine_for(&ctx, "audit_verify") {
+        let (rec, outcome) = match self.engine_for(&ctx, BuiltinTool::AuditVerify.as_str()) {
             Ok(_) => {
                 let outcome = audit_verify::handle(self.audit.path().map(Path::to_path_buf)).await;
                 let decision = match outcome {
                     Ok(_) => Decision::Allow,
                     Err(_) => Decision::Error,
                 };
-                (AuditRecord::new("audit_verify", decision), outcome)
+                (
+                    AuditRecord::new(BuiltinTool::AuditVerify.as_str(), decision),
+                    outcome,
+                )
             }
             Err(refused) => {
                 let (rec, result) = *refused;
@@ -303,9 +312,9 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "server_info") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::ServerInfo.as_str()) {
             Ok(engine) => (
-                AuditRecord::new("server_info", Decision::Allow),
+                AuditRecord::new(BuiltinTool::ServerInfo.as_str(), Decision::Allow),
                 server_info::handle(&engine, &self.audit).await,
             ),
             Err(refused) => *refused,
@@ -363,5 +372,30 @@ impl ServerHandler for SqlGateServer {
                 env!("CARGO_PKG_VERSION"),
             ))
             .with_instructions(self.instructions.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The routers' tools are the declared built-in tools, and each one's annotations say what
+    /// its kind is: the name in a `#[tool]` attribute cannot drift from [`BuiltinTool`].
+    #[test]
+    fn the_routes_are_the_declared_tools_with_their_kinds() {
+        let mut routed: Vec<String> = SqlGateServer::all_tool_names().to_vec();
+        let mut declared: Vec<String> = BuiltinTool::ALL
+            .iter()
+            .map(|t| t.as_str().to_string())
+            .collect();
+        routed.sort_unstable();
+        declared.sort_unstable();
+        assert_eq!(routed, declared);
+        for tool in SqlGateServer::every_tool().list_all() {
+            let kind = BuiltinTool::named(&tool.name).map(BuiltinTool::kind);
+            let read_only = tool.annotations.and_then(|a| a.read_only_hint);
+            let reads = matches!(kind, Some(ToolKind::Read | ToolKind::Server));
+            assert_eq!(read_only, Some(reads), "{}", tool.name);
+        }
     }
 }

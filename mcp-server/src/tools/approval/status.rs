@@ -21,6 +21,7 @@ use serde_json::json;
 
 use crate::audit::chain::sha256_hex;
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::BuiltinTool;
 use crate::gate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::gate::Engine;
 use crate::tools::approval::external::{self, PendingApproval, Verdict};
@@ -58,7 +59,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "approval_status") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::ApprovalStatus.as_str()) {
             Ok(engine) => {
                 let caller = caller_binding_of(&ctx, &engine);
                 let (rec, result) = handle(&engine, &args.approval_request_id, &caller).await;
@@ -81,7 +82,7 @@ impl SqlGateServer {
 fn record(pending: Option<&PendingApproval>, decision: Decision) -> AuditRecord {
     AuditRecord {
         sql: pending.map(|p| p.statements.join(";\n")),
-        ..AuditRecord::new("approval_status", decision)
+        ..AuditRecord::new(BuiltinTool::ApprovalStatus.as_str(), decision)
     }
 }
 
@@ -117,9 +118,9 @@ async fn commit(
     pending: &PendingApproval,
     reference: Option<&str>,
 ) -> (AuditRecord, CallToolResult) {
-    let (tool, batch) = match pending.tool.as_str() {
-        "run_mutations" => ("run_mutations", true),
-        _ => ("run_mutation", false),
+    let (tool, batch) = match BuiltinTool::named(&pending.tool) {
+        Some(BuiltinTool::RunMutations) => (BuiltinTool::RunMutations.as_str(), true),
+        _ => (BuiltinTool::RunMutation.as_str(), false),
     };
     let ledger = engine.approvals();
     let until = Instant::now() + engine.approval_timeout();

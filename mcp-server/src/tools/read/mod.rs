@@ -25,6 +25,7 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 
 use super::{quota_key, SqlGateServer};
+use crate::codes::BuiltinTool;
 use crate::gate::{RunQueryOutput, ValidateOutput};
 use crate::tools::args::SqlArgs;
 
@@ -49,7 +50,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "validate_query") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::ValidateQuery.as_str()) {
             Ok(engine) => validate_query::handle(&engine, &args).await,
             Err(refused) => *refused,
         };
@@ -75,7 +76,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        match self.engine_for(&ctx, "run_query") {
+        match self.engine_for(&ctx, BuiltinTool::RunQuery.as_str()) {
             Ok(engine) => {
                 let (rec, result) = run_query::handle(&engine, &args).await;
                 if let Some(rows) = rec.row_count {

@@ -3,6 +3,7 @@
 use rmcp::model::CallToolResult;
 
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::BuiltinTool;
 use crate::gate::{Engine, RunQueryOutput, RunTrace};
 use crate::tools::args::SqlArgs;
 use crate::tools::error::ToolError;
@@ -16,7 +17,12 @@ pub async fn handle(
     args: &SqlArgs,
 ) -> (AuditRecord, impl FnOnce() -> CallToolResult) {
     let (outcome, trace) = engine.run_query(&args.sql).await;
-    answered("run_query", args.sql.clone(), outcome, trace)
+    answered(
+        BuiltinTool::RunQuery.as_str(),
+        args.sql.clone(),
+        outcome,
+        trace,
+    )
 }
 
 /// A read's outcome as its audit record (`tool`, the `sql` asked, the decision, code, row count

@@ -5,6 +5,7 @@ use rmcp::model::CallToolResult;
 use sqlgate::Verdict;
 
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::BuiltinTool;
 use crate::gate::{Engine, EstimateOutput};
 use crate::tools::args::SqlArgs;
 use crate::tools::result::success;
@@ -22,7 +23,7 @@ pub async fn handle(engine: &Engine, args: &SqlArgs) -> (AuditRecord, CallToolRe
         code: v.error.as_ref().map(|e| e.code.into()),
         query_class: Some(v.query_class),
         sql: Some(args.sql.clone()),
-        ..AuditRecord::new("validate_query", decision)
+        ..AuditRecord::new(BuiltinTool::ValidateQuery.as_str(), decision)
     };
     let mut rendering = render_verdict(v);
     if let Some(e) = &out.estimate {

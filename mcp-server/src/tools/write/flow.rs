@@ -7,6 +7,7 @@
 
 use std::future::Future;
 
+use crate::codes::BuiltinTool;
 use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::gate::write::{Committed, MutationTrace, Written};
 use crate::gate::Engine;
@@ -54,7 +55,11 @@ impl Engine {
         Fut: Future<Output = ApprovalAnswer>,
     {
         let (out, trace) = self
-            .run_mutations("run_mutation", &[sql.to_string()], approve)
+            .run_mutations(
+                BuiltinTool::RunMutation.as_str(),
+                &[sql.to_string()],
+                approve,
+            )
             .await;
         let out = out.map(|o| match o {
             MutationOutcome::Asking(r) => MutationOutcome::Asking(r),

@@ -18,6 +18,7 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 
 use super::{quota_key, SqlGateServer};
+use crate::codes::BuiltinTool;
 use crate::tools::result::success;
 use crate::tools::write::output::{output_schema, MutationsOutput, RunMutationOutput};
 use crate::tools::write::run_mutation::{asking, respond, MutationArgs};
@@ -46,7 +47,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "run_mutation") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::RunMutation.as_str()) {
             Ok(engine) => {
                 let asking = asking(&ctx, state, responses, &engine);
                 let (rec, result) = run_mutation::handle(&engine, &args, asking).await;
@@ -87,12 +88,18 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "run_mutations") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::RunMutations.as_str()) {
             Ok(engine) => {
                 let asking = asking(&ctx, state, responses, &engine);
                 let render = |out: MutationsOutput| success(&out, render(&out));
-                let (rec, result) =
-                    respond(&engine, "run_mutations", &args.statements, asking, render).await;
+                let (rec, result) = respond(
+                    &engine,
+                    BuiltinTool::RunMutations.as_str(),
+                    &args.statements,
+                    asking,
+                    render,
+                )
+                .await;
                 if rec.committed_rows.is_some() {
                     engine
                         .quota()

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::BuiltinTool;
 use crate::gate::approval::ApprovalRequest;
 use crate::gate::write::MutationTrace;
 use crate::gate::Engine;
@@ -67,10 +68,16 @@ pub async fn handle(
     asking: Asking,
 ) -> (AuditRecord, CallToolResponse) {
     let statements = [args.sql.clone()];
-    respond(engine, "run_mutation", &statements, asking, |out| {
-        let one = RunMutationOutput::of_one(out);
-        success(&one, render(&one))
-    })
+    respond(
+        engine,
+        BuiltinTool::RunMutation.as_str(),
+        &statements,
+        asking,
+        |out| {
+            let one = RunMutationOutput::of_one(out);
+            success(&one, render(&one))
+        },
+    )
     .await
 }
 
