@@ -1,6 +1,7 @@
 //! The stable codes of the server, each name derived (strum, serde: `snake_case`), never listed
 //! by hand: the write [`Mode`], a tool error's [`ToolCode`] (core's, a database's, or
-//! `run_mutation`'s [`MutationCode`]) and its [`Stage`].
+//! `run_mutation`'s [`MutationCode`]) and its [`Stage`], and each built-in tool's name and kind
+//! ([`BuiltinTool`], [`ToolKind`]).
 
 use std::fmt;
 

@@ -1,7 +1,9 @@
 //! The gate: one principal's [`Engine`], a backend, the core guard built from its policy and the
-//! live catalog ([`catalog`]), and the operations the tools call (list, describe, validate, run;
-//! the write mode in [`mode`]). Transport-agnostic: the MCP server and the `demo` command both
-//! drive it.
+//! live catalog ([`catalog`]), and the operations a front door calls: the reads here (list,
+//! describe, validate, run, the cost cap), the writes in [`write`] (check, preview, bound,
+//! approval through the front door's [`approval::Approver`], commit; the write mode in
+//! [`mode`]). It answers domain results and a [`error::GateError`], never a front door's shape:
+//! the MCP server (`tools/`) and the `demo` command both drive it, each wording them its way.
 
 // A GateError carries what refused (core's rejection, the database's error) by value on purpose.
 #![allow(clippy::result_large_err)]
