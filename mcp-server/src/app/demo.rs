@@ -322,7 +322,7 @@ fn print_refusal(st: &Style, e: &crate::tools::error::ToolError) {
     }
     // What the server would log for the operator, shown here in its scene rather than on
     // stderr among the scenes.
-    if let Some(note) = crate::gate::hints::operator_note(e.code, &e.message) {
+    if let Some(note) = crate::tools::hints::operator_note(e.code, &e.message) {
         println!("   {}", st.dim(&format!("(the server's log: {note})")));
     }
 }

@@ -12,13 +12,12 @@ use crate::codes::{MutationCode, Stage};
 /// A refusal or failure of one of the gate's operations.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GateError {
-    /// Core refused the SQL; `hint` is the gate's (core's, pointing to the tool or step that
-    /// helps).
+    /// Core refused the SQL.
     Refused {
         /// Core's refusal (its message names the statement of a batch).
         rejection: Rejection,
-        /// How to fix it in one turn.
-        hint: Option<String>,
+        /// What was refused: a front door's hint may point elsewhere (a write sent as a read).
+        during: Refused,
     },
     /// Core refused to show a table (`describe_table`).
     Access(GuardError),
@@ -51,6 +50,18 @@ pub enum GateError {
     },
     /// The caller is over its principal's quota.
     Quota(QuotaExceeded),
+}
+
+/// What core refused: the operation the SQL was sent to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// A read; `writes` when the mode offers writes too.
+    Read {
+        /// True when the mode offers writes.
+        writes: bool,
+    },
+    /// A write.
+    Write,
 }
 
 impl GateError {

@@ -13,7 +13,6 @@ pub mod approvals;
 pub mod callers;
 pub mod catalog;
 pub mod error;
-pub mod hints;
 pub mod mode;
 pub mod output;
 pub mod published;
@@ -29,7 +28,7 @@ use sqlgate::{Approved, Guard, Policy, ReadAccess, Vars, Verdict};
 use crate::backend::cost::CostCap;
 use crate::backend::{Backend, DbError, Params, QueryLimits, TableDetail, NO_PARAMS};
 use crate::gate::catalog::{build_snapshot, Snapshot};
-use crate::gate::error::GateError;
+use crate::gate::error::{GateError, Refused};
 use crate::gate::mode::Mode;
 pub use output::{
     EstimateOutput, ListTablesOutput, RunQueryOutput, RunTrace, TableSummary, ValidateOutput,
@@ -350,21 +349,15 @@ impl Engine {
         }
     }
 
-    /// `validate_query`: the guard's verdict, no execution; a refusal's hint names the tool that
-    /// helps (see [`hints`]).
+    /// `validate_query`: the guard's verdict, no execution (a refusal's hint is core's; a front
+    /// door adds its own words).
     pub fn validate(&self, sql: &str) -> Verdict {
         // Nothing binds a value here: a placeholder is refused, as run_query refuses it.
         let checked = self
             .guard()
             .check_with(sql, &self.vars)
             .and_then(Approved::without_parameters);
-        let mut verdict = Verdict::from(checked);
-        let writes = self.config.mode.writes();
-        if let Some(e) = verdict.error.as_mut() {
-            let hint = hints::with_tool(e.code, e.hint.as_deref());
-            e.hint = hints::for_run_query(verdict.query_class, writes, hint.as_deref());
-        }
-        verdict
+        Verdict::from(checked)
     }
 
     /// A read: check with core, then execute the approved SQL only.
@@ -398,10 +391,16 @@ impl Engine {
             Ok(a) => a,
             Err(r) => {
                 trace.query_class = Some(r.query_class);
-                let hint = hints::with_tool(r.error.code, r.error.hint.as_deref());
-                let writes = self.config.mode.writes();
-                let hint = hints::for_run_query(r.query_class, writes, hint.as_deref());
-                return (Err(GateError::Refused { rejection: r, hint }), trace);
+                let during = Refused::Read {
+                    writes: self.config.mode.writes(),
+                };
+                return (
+                    Err(GateError::Refused {
+                        rejection: r,
+                        during,
+                    }),
+                    trace,
+                );
             }
         };
         trace.query_class = Some(approved.query_class);

@@ -9,9 +9,9 @@ use sqlgate::{ErrorCode, GuardError, Location, QueryClass};
 
 use crate::backend::{DbError, DbErrorCode};
 use crate::codes::{AccessCode, MutationCode, Stage, ToolCode};
-use crate::gate::error::GateError;
-use crate::gate::hints;
+use crate::gate::error::{GateError, Refused};
 use crate::gate::quota::QuotaExceeded;
+use crate::tools::hints;
 
 /// A refusal or failure, as the tools return it (`isError: true`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -44,11 +44,21 @@ pub struct ToolError {
 impl From<GateError> for ToolError {
     fn from(e: GateError) -> Self {
         match e {
-            GateError::Refused { rejection, hint } => ToolError {
-                query_class: Some(rejection.query_class),
-                hint,
-                ..guard_error(&rejection.error)
-            },
+            GateError::Refused { rejection, during } => {
+                let class = rejection.query_class;
+                let e = guard_error(&rejection.error);
+                let hint = match during {
+                    Refused::Read { writes } => {
+                        hints::for_run_query(class, writes, e.hint.as_deref())
+                    }
+                    Refused::Write => hints::for_run_mutation(class, e.hint.as_deref()),
+                };
+                ToolError {
+                    query_class: Some(class),
+                    hint,
+                    ..e
+                }
+            }
             GateError::Access(g) => guard_error(&g),
             GateError::Database(e) => database(&e),
             GateError::BadRequest { message, hint } => ToolError {

@@ -21,6 +21,7 @@ pub mod audit_verify;
 pub mod call_audit;
 pub mod caller;
 pub mod error;
+pub mod hints;
 pub mod instructions;
 mod listing;
 pub mod prompts;

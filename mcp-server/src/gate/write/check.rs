@@ -5,8 +5,7 @@ use sqlgate::{ApprovedMutation, QueryClass};
 
 use super::touched::touched_select;
 use crate::backend::MutationSql;
-use crate::gate::error::GateError;
-use crate::gate::hints;
+use crate::gate::error::{GateError, Refused};
 use crate::gate::Engine;
 
 /// The most statements one write takes.
@@ -83,8 +82,6 @@ impl Engine {
                 .check_mutation_with(sql, self.vars())
                 .and_then(ApprovedMutation::without_parameters)
                 .map_err(|mut r| {
-                    let hint = hints::with_tool(r.error.code, r.error.hint.as_deref());
-                    let hint = hints::for_run_mutation(r.query_class, hint.as_deref());
                     if statements.len() > 1 {
                         let n = statements.len();
                         r.error.message =
@@ -92,7 +89,10 @@ impl Engine {
                     }
                     (
                         Some(r.query_class),
-                        GateError::Refused { rejection: r, hint },
+                        GateError::Refused {
+                            rejection: r,
+                            during: Refused::Write,
+                        },
                     )
                 })?;
             checked.touched.push(touched_select(&approved.sql, dialect));

@@ -35,7 +35,7 @@ pub fn answered(
     trace: RunTrace,
 ) -> (AuditRecord, impl FnOnce() -> CallToolResult) {
     if let Err(e) = &outcome {
-        if let Some(note) = crate::gate::hints::operator_note(e.code, &e.message) {
+        if let Some(note) = crate::tools::hints::operator_note(e.code, &e.message) {
             eprintln!("sqlgate-mcp: {note}");
         }
     }
