@@ -5,6 +5,7 @@
 
 use sqlgate::{GuardError, Rejection};
 
+use super::approval::ApprovalAnswer;
 use super::quota::QuotaExceeded;
 use crate::backend::DbError;
 use crate::codes::{MutationCode, Stage};
@@ -41,6 +42,9 @@ pub enum GateError {
         /// What to do next.
         hint: String,
     },
+    /// The approval of a write was not given (declined, cancelled, not askable; a retry's
+    /// state for another call, used already, or for a preview that changed): nothing changed.
+    NotApproved(ApprovalAnswer),
     /// The caller's credentials lack the scope a tool needs.
     InsufficientScope {
         /// The tool called.

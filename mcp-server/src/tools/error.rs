@@ -9,6 +9,7 @@ use sqlgate::{ErrorCode, GuardError, Location, QueryClass};
 
 use crate::backend::{DbError, DbErrorCode};
 use crate::codes::{AccessCode, MutationCode, Stage, ToolCode};
+use crate::gate::approval::ApprovalAnswer;
 use crate::gate::error::{GateError, Refused};
 use crate::gate::quota::QuotaExceeded;
 use crate::tools::hints;
@@ -96,8 +97,68 @@ impl From<GateError> for ToolError {
                 ..bare()
             },
             GateError::Quota(q) => quota(&q),
+            GateError::NotApproved(answer) => not_approved(answer),
         }
     }
+}
+
+/// The refusal of an answer that is not an approval, in the words of the MCP tools (an answer
+/// that is one never reaches here: the gate commits, or hands the question back).
+fn not_approved(answer: ApprovalAnswer) -> ToolError {
+    let (code, message, hint) = match answer {
+        ApprovalAnswer::Accepted | ApprovalAnswer::Ask => {
+            return GateError::bad_request("the approval was not settled", None).into()
+        }
+        ApprovalAnswer::StateForOtherTool => (
+            MutationCode::ApprovalStateMismatch,
+            "the requestState approves a call of the other mutation tool (run_mutation and \
+             run_mutations are approved apart); nothing was changed",
+            "call this tool again without requestState to preview and ask the user",
+        ),
+        ApprovalAnswer::StateForOtherSql => (
+            MutationCode::ApprovalStateMismatch,
+            "the requestState approves other SQL than this call's; nothing was changed",
+            "call run_mutation again without requestState to preview this SQL and ask the user",
+        ),
+        ApprovalAnswer::StateForOtherCaller => (
+            MutationCode::ApprovalStateMismatch,
+            "the requestState was issued to another caller or under another mode; nothing was \
+             changed",
+            "call run_mutation again without requestState to preview and ask the user",
+        ),
+        ApprovalAnswer::StateReplayed => (
+            MutationCode::ApprovalStateReplayed,
+            "this approval was used already (each commits at most once); nothing was changed",
+            "call run_mutation again without requestState to preview and ask the user",
+        ),
+        ApprovalAnswer::Changed => (
+            MutationCode::PreviewMismatch,
+            "the preview now differs from the one the user approved (the data changed); nothing \
+             was changed",
+            "call run_mutation again without requestState to preview the current data and ask \
+             again",
+        ),
+        ApprovalAnswer::Declined => (
+            MutationCode::ApprovalDeclined,
+            "the user declined the mutation; nothing was changed",
+            "ask the user what they want changed instead; do not resend the same mutation",
+        ),
+        ApprovalAnswer::Cancelled => (
+            MutationCode::ApprovalCancelled,
+            "the approval was cancelled or not answered in time; nothing was changed",
+            "ask the user whether to try again",
+        ),
+        ApprovalAnswer::Unavailable => (
+            MutationCode::ApprovalUnavailable,
+            "this mutation needs the user's approval, but the MCP client cannot ask: it did not \
+             announce elicitation, or it is on a protocol revision before 2026-07-28 with a \
+             stateless server (no session to ask on); nothing was changed",
+            "tell the operator: use an MCP client that supports elicitation (on MCP 2026-07-28 \
+             for a --stateless server), or run the server with --mode full_access for automation \
+             without approval",
+        ),
+    };
+    GateError::mutation(code, Stage::Approval, message, hint).into()
 }
 
 /// The fields every error sets, empty.

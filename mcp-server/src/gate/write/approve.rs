@@ -1,6 +1,6 @@
 //! The fourth step of a write: when the mode asks for an approval of any statement, the request
 //! (the statements, the preview's count and digest) put to the front door's [`Approver`], and
-//! the refusal of an answer that is not an approval.
+//! an answer that is not an approval refused ([`GateError::NotApproved`]).
 
 use std::time::Instant;
 
@@ -8,7 +8,6 @@ use super::check::Checked;
 use super::{ms_since, MutationTrace};
 use crate::audit::chain::sha256_hex;
 use crate::backend::MutationRun;
-use crate::codes::{MutationCode, Stage};
 use crate::gate::approval::{
     decision_of, ApprovalAnswer, ApprovalRequest, Approver, PlannedStatement,
 };
@@ -47,8 +46,10 @@ impl Engine {
         if answer == ApprovalAnswer::Ask {
             return Ok(Approval::Asking(request));
         }
-        refusal_of(answer).map_or(Ok(()), Err)?;
-        Ok(Approval::Commit(wait))
+        match answer {
+            ApprovalAnswer::Accepted => Ok(Approval::Commit(wait)),
+            refused => Err(GateError::NotApproved(refused)),
+        }
     }
 }
 
@@ -96,60 +97,4 @@ fn approval_request(
             })
             .collect(),
     }
-}
-
-/// The tool error for an answer that is not an approval.
-pub fn refusal_of(answer: ApprovalAnswer) -> Option<GateError> {
-    let (code, message, hint) = match answer {
-        ApprovalAnswer::Accepted | ApprovalAnswer::Ask => return None,
-        ApprovalAnswer::StateForOtherTool => (
-            MutationCode::ApprovalStateMismatch,
-            "the requestState approves a call of the other mutation tool (run_mutation and \
-             run_mutations are approved apart); nothing was changed",
-            "call this tool again without requestState to preview and ask the user",
-        ),
-        ApprovalAnswer::StateForOtherSql => (
-            MutationCode::ApprovalStateMismatch,
-            "the requestState approves other SQL than this call's; nothing was changed",
-            "call run_mutation again without requestState to preview this SQL and ask the user",
-        ),
-        ApprovalAnswer::StateForOtherCaller => (
-            MutationCode::ApprovalStateMismatch,
-            "the requestState was issued to another caller or under another mode; nothing was \
-             changed",
-            "call run_mutation again without requestState to preview and ask the user",
-        ),
-        ApprovalAnswer::StateReplayed => (
-            MutationCode::ApprovalStateReplayed,
-            "this approval was used already (each commits at most once); nothing was changed",
-            "call run_mutation again without requestState to preview and ask the user",
-        ),
-        ApprovalAnswer::Changed => (
-            MutationCode::PreviewMismatch,
-            "the preview now differs from the one the user approved (the data changed); nothing \
-             was changed",
-            "call run_mutation again without requestState to preview the current data and ask \
-             again",
-        ),
-        ApprovalAnswer::Declined => (
-            MutationCode::ApprovalDeclined,
-            "the user declined the mutation; nothing was changed",
-            "ask the user what they want changed instead; do not resend the same mutation",
-        ),
-        ApprovalAnswer::Cancelled => (
-            MutationCode::ApprovalCancelled,
-            "the approval was cancelled or not answered in time; nothing was changed",
-            "ask the user whether to try again",
-        ),
-        ApprovalAnswer::Unavailable => (
-            MutationCode::ApprovalUnavailable,
-            "this mutation needs the user's approval, but the MCP client cannot ask: it did not \
-             announce elicitation, or it is on a protocol revision before 2026-07-28 with a \
-             stateless server (no session to ask on); nothing was changed",
-            "tell the operator: use an MCP client that supports elicitation (on MCP 2026-07-28 \
-             for a --stateless server), or run the server with --mode full_access for automation \
-             without approval",
-        ),
-    };
-    Some(GateError::mutation(code, Stage::Approval, message, hint))
 }

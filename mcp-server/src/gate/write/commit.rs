@@ -2,7 +2,6 @@
 //! touches what its preview touched (the same count, and for an UPDATE or DELETE the same rows'
 //! content), with the record of the approval's use when a shared table is configured.
 
-use super::approve::refusal_of;
 use crate::backend::{Expected, Finish, MutationRun, MutationSql};
 use crate::codes::{MutationCode, Stage};
 use crate::gate::approval::ApprovalAnswer;
@@ -56,11 +55,7 @@ impl Engine {
         if claim_sql.is_some() {
             let recorded = runs.pop().is_some_and(|r| r.affected_rows == 1);
             if !recorded {
-                return Err(
-                    refusal_of(ApprovalAnswer::StateReplayed).unwrap_or_else(|| {
-                        GateError::bad_request("the approval was used already", None)
-                    }),
-                );
+                return Err(GateError::NotApproved(ApprovalAnswer::StateReplayed));
             }
         }
         Ok(runs)
