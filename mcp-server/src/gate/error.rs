@@ -22,6 +22,13 @@ pub enum GateError {
     },
     /// Core refused to show a table (`describe_table`).
     Access(GuardError),
+    /// The name asked for is not a table path.
+    NotATable,
+    /// The table is readable but not in the catalog.
+    NotInCatalog {
+        /// The name asked for, trimmed.
+        name: String,
+    },
     /// The database failed the query, after the guard approved it.
     Database(DbError),
     /// A malformed request (no SQL was run).
@@ -41,6 +48,12 @@ pub enum GateError {
         message: String,
         /// What to do next.
         hint: String,
+    },
+    /// The commit did not touch what the preview touched (the data changed in between): rolled
+    /// back, nothing changed.
+    Mismatch {
+        /// Which statement, and how it differed.
+        message: String,
     },
     /// The approval of a write was not given (declined, cancelled, not askable; a retry's
     /// state for another call, used already, or for a preview that changed): nothing changed.

@@ -281,10 +281,7 @@ impl Engine {
     pub fn describe(&self, name: &str) -> Result<TableDetail, GateError> {
         let snap = self.snapshot();
         if !sqlgate::is_table_path(name, snap.guard.policy().dialect) {
-            return Err(GateError::bad_request(
-                "`table` must be a table name, optionally schema-qualified (e.g. `orders` or `public.orders`)",
-                Some("call list_tables for the names"),
-            ));
+            return Err(GateError::NotATable);
         }
         let resolved = match snap.guard.read_access(name, &self.vars) {
             ReadAccess::Readable { table, .. } => table,
@@ -300,11 +297,8 @@ impl Engine {
                     t.qualified_name().to_lowercase() == lower || t.name.to_lowercase() == lower
                 })
             });
-        found.cloned().ok_or_else(|| {
-            GateError::bad_request(
-                format!("table `{}` is not in the catalog", name.trim()),
-                Some("call list_tables for the names"),
-            )
+        found.cloned().ok_or_else(|| GateError::NotInCatalog {
+            name: name.trim().to_string(),
         })
     }
 

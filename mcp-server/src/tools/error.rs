@@ -61,6 +61,16 @@ impl From<GateError> for ToolError {
                 }
             }
             GateError::Access(g) => guard_error(&g),
+            GateError::NotATable => GateError::bad_request(
+                "`table` must be a table name, optionally schema-qualified (e.g. `orders` or `public.orders`)",
+                Some("call list_tables for the names"),
+            )
+            .into(),
+            GateError::NotInCatalog { name } => GateError::bad_request(
+                format!("table `{name}` is not in the catalog"),
+                Some("call list_tables for the names"),
+            )
+            .into(),
             GateError::Database(e) => database(&e),
             GateError::BadRequest { message, hint } => ToolError {
                 code: ErrorCode::BadRequest.into(),
@@ -98,6 +108,13 @@ impl From<GateError> for ToolError {
             },
             GateError::Quota(q) => quota(&q),
             GateError::NotApproved(answer) => not_approved(answer),
+            GateError::Mismatch { message } => GateError::mutation(
+                MutationCode::PreviewMismatch,
+                Stage::Commit,
+                message,
+                "call run_mutation again to preview the current data",
+            )
+            .into(),
         }
     }
 }

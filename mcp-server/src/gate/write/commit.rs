@@ -3,7 +3,6 @@
 //! content), with the record of the approval's use when a shared table is configured.
 
 use crate::backend::{Expected, Finish, MutationRun, MutationSql};
-use crate::codes::{MutationCode, Stage};
 use crate::gate::approval::ApprovalAnswer;
 use crate::gate::error::GateError;
 use crate::gate::Engine;
@@ -92,10 +91,5 @@ pub(super) fn mismatch(previews: &[MutationRun], runs: &[MutationRun]) -> GateEr
         ),
         None => "the commit did not complete; rolled back, nothing was changed".to_string(),
     };
-    GateError::mutation(
-        MutationCode::PreviewMismatch,
-        Stage::Commit,
-        message,
-        "call run_mutation again to preview the current data",
-    )
+    GateError::Mismatch { message }
 }
