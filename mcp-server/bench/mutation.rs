@@ -14,8 +14,8 @@ use sqlgate_mcp::audit::Audit;
 use sqlgate_mcp::backend::postgres::PgBackend;
 use sqlgate_mcp::backend::Backend;
 use sqlgate_mcp::codes::Mode;
+use sqlgate_mcp::gate::approval::ApprovalAnswer;
 use sqlgate_mcp::gate::{Engine, EngineConfig};
-use sqlgate_mcp::tools::approval::ApprovalAnswer;
 use sqlgate_mcp::tools::SqlGateServer;
 
 use crate::engines::pg_connect;

@@ -1,6 +1,7 @@
 //! The stable codes of the server, each name derived (strum, serde: `snake_case`), never listed
 //! by hand: the write [`Mode`], a tool error's [`ToolCode`] (core's, a database's, or
-//! `run_mutation`'s [`MutationCode`]) and its [`Stage`].
+//! `run_mutation`'s [`MutationCode`]) and its [`Stage`], and each built-in tool's name and kind
+//! ([`BuiltinTool`], [`ToolKind`]).
 
 use std::fmt;
 
@@ -304,5 +305,82 @@ impl Stage {
 impl fmt::Display for Stage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// What a built-in tool does, the one place each tool's kind is declared: what the mode, the
+/// token's scopes and the quota ask of a call follow from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Reads the catalog or the data (`list_tables`, `run_query`, ...): served in every mode.
+    Read,
+    /// Runs a mutation (`run_mutation`, `run_mutations`): listed in a write mode only, and only
+    /// to a caller whose token grants the write scope.
+    Write,
+    /// Follows an external approval (`approval_status`): as a write, and only with an external
+    /// approver configured.
+    Approval,
+    /// About the server itself (`server_info`, `audit_verify`).
+    Server,
+}
+
+/// The server's built-in tools, by name (published queries are not built in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
+pub enum BuiltinTool {
+    /// `list_schemas`.
+    ListSchemas,
+    /// `list_tables`.
+    ListTables,
+    /// `describe_table`.
+    DescribeTable,
+    /// `validate_query`.
+    ValidateQuery,
+    /// `run_query`.
+    RunQuery,
+    /// `run_mutation`.
+    RunMutation,
+    /// `run_mutations`.
+    RunMutations,
+    /// `approval_status`.
+    ApprovalStatus,
+    /// `audit_verify`.
+    AuditVerify,
+    /// `server_info`.
+    ServerInfo,
+}
+
+impl BuiltinTool {
+    /// Every built-in tool.
+    pub const ALL: &'static [BuiltinTool] = <BuiltinTool as strum::VariantArray>::VARIANTS;
+
+    /// The tool's name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// The built-in tool named `name`, if one is.
+    pub fn named(name: &str) -> Option<BuiltinTool> {
+        Self::ALL.iter().copied().find(|t| t.as_str() == name)
+    }
+
+    /// What the tool does.
+    pub const fn kind(self) -> ToolKind {
+        match self {
+            BuiltinTool::ListSchemas
+            | BuiltinTool::ListTables
+            | BuiltinTool::DescribeTable
+            | BuiltinTool::ValidateQuery
+            | BuiltinTool::RunQuery => ToolKind::Read,
+            BuiltinTool::RunMutation | BuiltinTool::RunMutations => ToolKind::Write,
+            BuiltinTool::ApprovalStatus => ToolKind::Approval,
+            BuiltinTool::AuditVerify | BuiltinTool::ServerInfo => ToolKind::Server,
+        }
+    }
+
+    /// True for a tool that changes data or commits an approved change: it needs a write mode
+    /// and the token's write scope.
+    pub const fn writes(self) -> bool {
+        matches!(self.kind(), ToolKind::Write | ToolKind::Approval)
     }
 }

@@ -17,8 +17,8 @@ use sqlgate_mcp::audit::{Audit, Decision};
 use sqlgate_mcp::backend::Backend;
 use sqlgate_mcp::codes::Mode;
 use sqlgate_mcp::codes::{MutationCode, ToolCode};
+use sqlgate_mcp::gate::approval::{ApprovalAnswer, ApprovalRequest};
 use sqlgate_mcp::gate::{Engine, EngineConfig};
-use sqlgate_mcp::tools::approval::{ApprovalAnswer, ApprovalRequest};
 use sqlgate_mcp::tools::SqlGateServer;
 
 mod common;

@@ -9,8 +9,8 @@ use sqlgate::{ColumnRules, Dialect, Policy, QueryClass, WriteRules};
 use crate::app::exit;
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::Backend;
+use crate::gate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::gate::{Engine, EngineConfig, RunQueryOutput};
-use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
 
 /// The demo policy: SQLite, 100 rows, `customers.email` and `customers.phone` protected.
 pub fn demo_policy() -> Policy {
@@ -308,7 +308,7 @@ fn preview_line(rows: u64) -> String {
     }
 }
 
-fn print_refusal(st: &Style, e: &crate::gate::error::ToolError) {
+fn print_refusal(st: &Style, e: &crate::tools::error::ToolError) {
     let class = e.query_class.unwrap_or(QueryClass::Unknown).as_str();
     println!(
         "   {} {} (query_class: {class}, stage: {})",
@@ -322,7 +322,7 @@ fn print_refusal(st: &Style, e: &crate::gate::error::ToolError) {
     }
     // What the server would log for the operator, shown here in its scene rather than on
     // stderr among the scenes.
-    if let Some(note) = crate::gate::hints::operator_note(e.code, &e.message) {
+    if let Some(note) = crate::tools::hints::operator_note(e.code, &e.message) {
         println!("   {}", st.dim(&format!("(the server's log: {note})")));
     }
 }

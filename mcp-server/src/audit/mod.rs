@@ -20,7 +20,7 @@ use sqlgate::QueryClass;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::codes::{AuthMethod, ToolCode};
+use crate::codes::{AuthMethod, BuiltinTool, ToolCode};
 use chain::Header;
 pub use writer::SyncPolicy;
 use writer::{Msg, Writer};
@@ -377,7 +377,7 @@ impl Audit {
     pub fn must_fail(&self, tool: &str) -> bool {
         match self.failure {
             AuditFailure::Strict => true,
-            AuditFailure::StrictMutations => tool == "run_mutation",
+            AuditFailure::StrictMutations => tool == BuiltinTool::RunMutation.as_str(),
         }
     }
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use sqlgate::Vars;
 
 use super::catalog::build_snapshot;
-use super::error::ToolError;
+use super::error::GateError;
 use super::{Engine, Mode};
 
 /// Engines kept for other bindings; past this many, the oldest set is dropped whole (an engine
@@ -30,7 +30,7 @@ impl Engine {
         self: &Arc<Self>,
         vars: Option<&Vars>,
         writes: bool,
-    ) -> Result<Arc<Engine>, ToolError> {
+    ) -> Result<Arc<Engine>, GateError> {
         let mode = if writes {
             self.config.mode
         } else {
@@ -52,7 +52,7 @@ impl Engine {
         config.mode = mode;
         let tables = (*self.snapshot().introspected).clone();
         let snapshot = build_snapshot(&config.policy, tables, vars)
-            .map_err(|m| ToolError::bad_request(m, None))?;
+            .map_err(|m| GateError::bad_request(m, None))?;
         let engine = Arc::new(Engine {
             backend: self.backend.clone(),
             principal: self.principal.clone(),

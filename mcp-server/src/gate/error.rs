@@ -1,249 +1,107 @@
-//! The gate's refusal or failure, in the shape a tool returns it (`isError: true`): a guard
-//! refusal or a database error in one shape, with the typed codes and stages of [`crate::codes`].
+//! The gate's refusal or failure, in the gate's own words: which part refused (core's guard, the
+//! database, the policy's bound, the approval, the caller's scope or quota) and what it said.
+//! Each front door words it its own way (the MCP tools: `tools/error.rs`, one exhaustive
+//! `From<GateError>`).
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use sqlgate::{ErrorCode, GuardError, Location, QueryClass, Rejection};
+use sqlgate::{GuardError, Rejection};
 
-use super::hints;
+use super::approval::ApprovalAnswer;
 use super::quota::QuotaExceeded;
-use crate::backend::{DbError, DbErrorCode};
-use crate::codes::{AccessCode, MutationCode, Stage, ToolCode};
+use crate::backend::DbError;
+use crate::codes::{MutationCode, Stage};
 
-/// A refusal or failure, as the tools return it (`isError: true`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ToolError {
-    /// Stable code: one of core's error codes, or `query_timeout`, `database_unavailable`,
-    /// `database_error`.
-    pub code: ToolCode,
-    /// Stage: core's stage, or `execute` for database errors.
-    pub stage: Stage,
-    /// What went wrong.
-    pub message: String,
-    /// True when the same call may succeed later unchanged.
-    pub retryable: bool,
-    /// How to fix the request in one turn.
-    pub hint: Option<String>,
-    /// Most privileged statement class found (refusals).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub query_class: Option<QueryClass>,
-    /// Where in the SQL, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<Location>,
-    /// The database's SQLSTATE (database errors).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sqlstate: Option<String>,
-    /// How long to wait before the same call can succeed (`quota_exceeded`), in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry_after_ms: Option<u64>,
+/// A refusal or failure of one of the gate's operations.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GateError {
+    /// Core refused the SQL.
+    Refused {
+        /// Core's refusal (its message names the statement of a batch).
+        rejection: Rejection,
+        /// What was refused: a front door's hint may point elsewhere (a write sent as a read).
+        during: Refused,
+    },
+    /// Core refused to show a table (`describe_table`).
+    Access(GuardError),
+    /// The name asked for is not a table path.
+    NotATable,
+    /// The table is readable but not in the catalog.
+    NotInCatalog {
+        /// The name asked for, trimmed.
+        name: String,
+    },
+    /// The database failed the query, after the guard approved it.
+    Database(DbError),
+    /// A malformed request (no SQL was run).
+    BadRequest {
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+    },
+    /// A write refused after the guard approved it: its bound, its approval, its commit.
+    Mutation {
+        /// Why.
+        code: MutationCode,
+        /// Where: preview, approval or commit.
+        stage: Stage,
+        /// What happened.
+        message: String,
+        /// What to do next.
+        hint: String,
+    },
+    /// The commit did not touch what the preview touched (the data changed in between): rolled
+    /// back, nothing changed.
+    Mismatch {
+        /// Which statement, and how it differed.
+        message: String,
+    },
+    /// The approval of a write was not given (declined, cancelled, not askable; a retry's
+    /// state for another call, used already, or for a preview that changed): nothing changed.
+    NotApproved(ApprovalAnswer),
+    /// The caller's credentials lack the scope a tool needs.
+    InsufficientScope {
+        /// The tool called.
+        tool: String,
+        /// The scope it needs.
+        scope: String,
+    },
+    /// The caller is over its principal's quota.
+    Quota(QuotaExceeded),
 }
 
-impl ToolError {
-    /// From a core refusal.
-    pub fn from_rejection(r: &Rejection) -> Self {
-        let mut e = ToolError::from_guard_error(&r.error);
-        e.query_class = Some(r.query_class);
-        e
-    }
+/// What core refused: the operation the SQL was sent to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// A read; `writes` when the mode offers writes too.
+    Read {
+        /// True when the mode offers writes.
+        writes: bool,
+    },
+    /// A write.
+    Write,
+}
 
-    /// From a core error, its hint pointing to the tool that helps (see [`hints`]).
-    pub fn from_guard_error(g: &GuardError) -> Self {
-        ToolError {
-            code: g.code.into(),
-            stage: Stage::Guard(g.stage),
-            message: g.message.clone(),
-            retryable: g.retryable,
-            hint: hints::with_tool(g.code, g.hint.as_deref()),
-            query_class: None,
-            location: g.location,
-            sqlstate: None,
-            retry_after_ms: None,
-        }
-    }
-
-    /// From a database error.
-    pub fn from_db(e: &DbError) -> Self {
-        let hint = match e.code {
-            DbErrorCode::QueryTimeout => Some(
-                "the query was cancelled at the statement timeout; narrow it (WHERE, fewer joins, aggregate) and try again"
-                    .to_string(),
-            ),
-            DbErrorCode::DatabaseUnavailable => {
-                Some("the database is unreachable right now; retry the same call later".to_string())
-            }
-            // The engine's hint for its own error (`Database::hint`), when it knows one.
-            DbErrorCode::DatabaseError => e.hint.clone(),
-            DbErrorCode::RoleNotReadOnly => {
-                Some("the operator must connect with a read-only database role".to_string())
-            }
-            DbErrorCode::TooExpensive => e.hint.clone(),
-            DbErrorCode::ResourceLimit => Some(
-                "the query would build more than the server allows; compute less at once (smaller generated values or series, aggregate before joining, a bound on recursion)"
-                    .to_string(),
-            ),
-        };
-        ToolError {
-            code: e.code.into(),
-            stage: Stage::Execute,
-            message: e.message.clone(),
-            retryable: e.retryable,
-            hint,
-            query_class: None,
-            location: None,
-            sqlstate: e.sqlstate.clone(),
-            retry_after_ms: None,
-        }
-    }
-
+impl GateError {
     /// A malformed request.
     pub fn bad_request(message: impl Into<String>, hint: Option<&str>) -> Self {
-        ToolError {
-            code: ErrorCode::BadRequest.into(),
-            stage: Stage::Guard(sqlgate::Stage::Precheck),
+        GateError::BadRequest {
             message: message.into(),
-            retryable: false,
             hint: hint.map(str::to_string),
-            query_class: None,
-            location: None,
-            sqlstate: None,
-            retry_after_ms: None,
         }
     }
 
-    /// A refusal of `run_mutation` after the guard approved it.
+    /// A write refused after the guard approved it.
     pub fn mutation(
         code: MutationCode,
         stage: Stage,
         message: impl Into<String>,
         hint: impl Into<String>,
     ) -> Self {
-        ToolError {
-            code: code.into(),
+        GateError::Mutation {
+            code,
             stage,
             message: message.into(),
-            retryable: code == MutationCode::PreviewMismatch,
-            hint: Some(hint.into()),
-            query_class: None,
-            location: None,
-            sqlstate: None,
-            retry_after_ms: None,
+            hint: hint.into(),
         }
-    }
-
-    /// A refusal of the caller's credentials: its token lacks the scope `scope`.
-    pub fn insufficient_scope(tool: &str, scope: &str) -> Self {
-        ToolError {
-            code: AccessCode::InsufficientScope.into(),
-            stage: Stage::Authorize,
-            message: format!(
-                "{tool} needs the scope `{scope}`, which the caller's access token does not grant"
-            ),
-            retryable: false,
-            hint: Some(format!(
-                "ask for a token with the scope `{scope}` (or use the read-only tools)"
-            )),
-            query_class: None,
-            location: None,
-            sqlstate: None,
-            retry_after_ms: None,
-        }
-    }
-
-    /// A call over its principal's quota: retryable once the window has room.
-    pub fn quota_exceeded(e: &QuotaExceeded) -> Self {
-        let wait = e.retry_after.as_secs().max(1);
-        ToolError {
-            code: AccessCode::QuotaExceeded.into(),
-            stage: Stage::Authorize,
-            message: format!(
-                "this caller reached its principal's quota `{} = {}` (counted per caller); the \
-                 same call can succeed in {wait} s",
-                e.kind.setting(),
-                e.limit
-            ),
-            retryable: true,
-            hint: Some(format!(
-                "wait {wait} s (retry_after_ms), or ask the operator for a larger `{}`",
-                e.kind.setting()
-            )),
-            query_class: None,
-            location: None,
-            sqlstate: None,
-            retry_after_ms: Some(u64::try_from(e.retry_after.as_millis()).unwrap_or(u64::MAX)),
-        }
-    }
-
-    /// True when the database failed the query (after the guard approved it).
-    pub fn is_database_error(&self) -> bool {
-        self.stage == Stage::Execute
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::{json, Value};
-
-    fn every_stage() -> Vec<Stage> {
-        let mut all = vec![
-            Stage::Execute,
-            Stage::Preview,
-            Stage::Approval,
-            Stage::Commit,
-            Stage::Authorize,
-        ];
-        all.extend(sqlgate::Stage::ALL.iter().map(|s| Stage::Guard(*s)));
-        all
-    }
-
-    fn every_code() -> Vec<ToolCode> {
-        let guard = ErrorCode::ALL.iter().map(|c| ToolCode::Guard(*c));
-        let db = DbErrorCode::ALL.iter().map(|c| ToolCode::Database(*c));
-        let mutation = MutationCode::ALL.iter().map(|c| ToolCode::Mutation(*c));
-        let access = AccessCode::ALL.iter().map(|c| ToolCode::Access(*c));
-        guard.chain(db).chain(mutation).chain(access).collect()
-    }
-
-    #[test]
-    fn names_are_the_serde_names_and_round_trip() {
-        for stage in every_stage() {
-            let v = serde_json::to_value(stage).ok();
-            assert_eq!(v, Some(Value::from(stage.as_str())));
-            assert_eq!(
-                serde_json::from_value::<Stage>(json!(stage.as_str())).ok(),
-                Some(stage)
-            );
-        }
-        for code in every_code() {
-            let v = serde_json::to_value(code).ok();
-            assert_eq!(v, Some(Value::from(code.as_str())));
-            assert_eq!(
-                serde_json::from_value::<ToolCode>(json!(code.as_str())).ok(),
-                Some(code)
-            );
-        }
-    }
-
-    #[test]
-    fn no_name_is_both_a_guard_and_a_server_name() {
-        let stages: Vec<&str> = every_stage().iter().map(|s| s.as_str()).collect();
-        let codes: Vec<&str> = every_code().iter().map(|c| c.as_str()).collect();
-        for names in [stages, codes] {
-            let mut unique = names.clone();
-            unique.sort_unstable();
-            unique.dedup();
-            assert_eq!(unique.len(), names.len(), "{names:?}");
-        }
-    }
-
-    #[test]
-    fn database_error_json_is_unchanged() {
-        let mut db = DbError::new(DbErrorCode::DatabaseError, "boom");
-        db.sqlstate = Some("42P01".into());
-        let json = serde_json::to_string(&ToolError::from_db(&db)).unwrap_or_default();
-        assert_eq!(
-            json,
-            r#"{"code":"database_error","stage":"execute","message":"boom","retryable":false,"hint":null,"sqlstate":"42P01"}"#
-        );
     }
 }

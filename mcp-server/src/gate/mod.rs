@@ -1,21 +1,24 @@
 //! The gate: one principal's [`Engine`], a backend, the core guard built from its policy and the
-//! live catalog ([`catalog`]), and the operations the tools call (list, describe, validate, run;
-//! the write mode in [`mode`]). Transport-agnostic: the MCP server and the `demo` command both
-//! drive it.
+//! live catalog ([`catalog`]), and the operations a front door calls: the reads here (list,
+//! describe, validate, run, the cost cap), the writes in [`write`] (check, preview, bound,
+//! approval through the front door's [`approval::Approver`], commit; the write mode in
+//! [`mode`]). It answers domain results and a [`error::GateError`], never a front door's shape:
+//! the MCP server (`tools/`) and the `demo` command both drive it, each wording them its way.
 
-// ToolError is the structured content of a refusal; results carry it by value on purpose.
+// A GateError carries what refused (core's rejection, the database's error) by value on purpose.
 #![allow(clippy::result_large_err)]
 
+pub mod approval;
 pub mod approvals;
 pub mod callers;
 pub mod catalog;
 pub mod error;
-pub mod hints;
 pub mod mode;
 pub mod output;
 pub mod published;
 pub mod quota;
 pub mod writable;
+pub mod write;
 
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -25,7 +28,7 @@ use sqlgate::{Approved, Guard, Policy, ReadAccess, Vars, Verdict};
 use crate::backend::cost::CostCap;
 use crate::backend::{Backend, DbError, Params, QueryLimits, TableDetail, NO_PARAMS};
 use crate::gate::catalog::{build_snapshot, Snapshot};
-use crate::gate::error::ToolError;
+use crate::gate::error::{GateError, Refused};
 use crate::gate::mode::Mode;
 pub use output::{
     EstimateOutput, ListTablesOutput, RunQueryOutput, RunTrace, TableSummary, ValidateOutput,
@@ -234,14 +237,14 @@ impl Engine {
     }
 
     /// Reloads the catalog from the database.
-    pub async fn refresh(&self) -> Result<(), ToolError> {
+    pub async fn refresh(&self) -> Result<(), GateError> {
         let tables = self
             .backend
             .introspect()
             .await
-            .map_err(|e| ToolError::from_db(&e))?;
+            .map_err(GateError::Database)?;
         let snapshot = build_snapshot(&self.config.policy, tables, &self.vars)
-            .map_err(|m| ToolError::bad_request(m, None))?;
+            .map_err(|m| GateError::bad_request(m, None))?;
         match self.snapshot.write() {
             Ok(mut s) => *s = Arc::new(snapshot),
             Err(poisoned) => *poisoned.into_inner() = Arc::new(snapshot),
@@ -249,8 +252,8 @@ impl Engine {
         Ok(())
     }
 
-    /// `list_tables`: reloads the catalog, then lists what the policy allows.
-    pub async fn list_tables(&self) -> Result<ListTablesOutput, ToolError> {
+    /// The tables: reloads the catalog, then lists what the policy allows.
+    pub async fn tables(&self) -> Result<ListTablesOutput, GateError> {
         // A reload failure falls back to the last catalog only when there is one to show.
         if let Err(e) = self.refresh().await {
             if self.snapshot().tables.is_empty() {
@@ -274,18 +277,15 @@ impl Engine {
         })
     }
 
-    /// `describe_table`: the guard decides whether the name exists and may be read.
-    pub fn describe_table(&self, name: &str) -> Result<TableDetail, ToolError> {
+    /// One table's detail: the guard decides whether the name exists and may be read.
+    pub fn describe(&self, name: &str) -> Result<TableDetail, GateError> {
         let snap = self.snapshot();
         if !sqlgate::is_table_path(name, snap.guard.policy().dialect) {
-            return Err(ToolError::bad_request(
-                "`table` must be a table name, optionally schema-qualified (e.g. `orders` or `public.orders`)",
-                Some("call list_tables for the names"),
-            ));
+            return Err(GateError::NotATable);
         }
         let resolved = match snap.guard.read_access(name, &self.vars) {
             ReadAccess::Readable { table, .. } => table,
-            ReadAccess::Refused(e) => return Err(ToolError::from_guard_error(&e)),
+            ReadAccess::Refused(e) => return Err(GateError::Access(e)),
         };
         let lower = resolved.to_lowercase();
         let found = snap
@@ -297,11 +297,8 @@ impl Engine {
                     t.qualified_name().to_lowercase() == lower || t.name.to_lowercase() == lower
                 })
             });
-        found.cloned().ok_or_else(|| {
-            ToolError::bad_request(
-                format!("table `{}` is not in the catalog", name.trim()),
-                Some("call list_tables for the names"),
-            )
+        found.cloned().ok_or_else(|| GateError::NotInCatalog {
+            name: name.trim().to_string(),
         })
     }
 
@@ -346,38 +343,32 @@ impl Engine {
         }
     }
 
-    /// `validate_query`: the guard's verdict, no execution; a refusal's hint names the tool that
-    /// helps (see [`hints`]).
+    /// `validate_query`: the guard's verdict, no execution (a refusal's hint is core's; a front
+    /// door adds its own words).
     pub fn validate(&self, sql: &str) -> Verdict {
         // Nothing binds a value here: a placeholder is refused, as run_query refuses it.
         let checked = self
             .guard()
             .check_with(sql, &self.vars)
             .and_then(Approved::without_parameters);
-        let mut verdict = Verdict::from(checked);
-        let writes = self.config.mode.writes();
-        if let Some(e) = verdict.error.as_mut() {
-            let hint = hints::with_tool(e.code, e.hint.as_deref());
-            e.hint = hints::for_run_query(verdict.query_class, writes, hint.as_deref());
-        }
-        verdict
+        Verdict::from(checked)
     }
 
-    /// `run_query`: check with core, then execute the approved SQL only.
-    pub async fn run_query(&self, sql: &str) -> (Result<RunQueryOutput, ToolError>, RunTrace) {
-        self.run_checked(sql, None, self.config.policy.max_rows)
+    /// A read: check with core, then execute the approved SQL only.
+    pub async fn query(&self, sql: &str) -> (Result<RunQueryOutput, GateError>, RunTrace) {
+        self.query_with(sql, None, self.config.policy.max_rows)
             .await
     }
 
     /// Checks `sql` with core, then executes the approved SQL only, with `params` bound to its
     /// `:name` placeholders by the driver (a published query: [`published`]; the approved SQL
     /// must name exactly those parameters) and at most `max_rows` rows.
-    pub async fn run_checked(
+    pub async fn query_with(
         &self,
         sql: &str,
         params: Option<&Params>,
         max_rows: Option<u64>,
-    ) -> (Result<RunQueryOutput, ToolError>, RunTrace) {
+    ) -> (Result<RunQueryOutput, GateError>, RunTrace) {
         let mut trace = RunTrace::default();
         let guard = self.guard();
         // One row more than the cap, so that the extra row tells whether the cap cut the result.
@@ -394,17 +385,23 @@ impl Engine {
             Ok(a) => a,
             Err(r) => {
                 trace.query_class = Some(r.query_class);
-                let mut e = ToolError::from_rejection(&r);
-                let writes = self.config.mode.writes();
-                e.hint = hints::for_run_query(r.query_class, writes, e.hint.as_deref());
-                return (Err(e), trace);
+                let during = Refused::Read {
+                    writes: self.config.mode.writes(),
+                };
+                return (
+                    Err(GateError::Refused {
+                        rejection: r,
+                        during,
+                    }),
+                    trace,
+                );
             }
         };
         trace.query_class = Some(approved.query_class);
         trace.executed_sql = Some(approved.sql.clone());
         if let Some(params) = params {
-            if let Err(e) = published::same_parameters(&approved.parameters, params) {
-                return (Err(e), trace);
+            if let Err(m) = published::same_parameters(&approved.parameters, params) {
+                return (Err(GateError::bad_request(m, None)), trace);
             }
         }
         let limits = QueryLimits {
@@ -431,7 +428,7 @@ impl Engine {
         };
         let duration_ms = (start.elapsed().as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
         match result {
-            Err(e) => (Err(ToolError::from_db(&e)), trace),
+            Err(e) => (Err(GateError::Database(e)), trace),
             Ok(r) => (
                 Ok(RunQueryOutput {
                     row_count: r.rows.len(),

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use sqlgate::Vars;
 
-use super::error::ToolError;
+use super::error::GateError;
 use super::Engine;
 use crate::backend::params::{ParamType, ParamValue, Params};
 
@@ -155,19 +155,19 @@ impl PublishedQuery {
 
     /// The call's arguments as typed values: every parameter given, of its type, and nothing
     /// else. A refusal is `bad_request`, naming the parameter.
-    pub fn bind(&self, args: Option<&Map<String, Value>>) -> Result<Params, ToolError> {
+    pub fn bind(&self, args: Option<&Map<String, Value>>) -> Result<Params, GateError> {
         let empty = Map::new();
         let args = args.unwrap_or(&empty);
         let hint = format!("call {} with {}", self.name, self.signature());
         if let Some(extra) = args.keys().find(|k| !self.params.contains_key(*k)) {
             let m = format!("`{extra}` is not a parameter of {}", self.name);
-            return Err(ToolError::bad_request(m, Some(&hint)));
+            return Err(GateError::bad_request(m, Some(&hint)));
         }
         let mut bound = Vec::with_capacity(self.params.len());
         for (name, spec) in &self.params {
             let Some(v) = args.get(name) else {
                 let m = format!("the parameter `{name}` is missing");
-                return Err(ToolError::bad_request(m, Some(&hint)));
+                return Err(GateError::bad_request(m, Some(&hint)));
             };
             let value = match (spec.ty, v) {
                 (ParamType::String, Value::String(s)) => Some(ParamValue::Text(s.clone())),
@@ -186,7 +186,7 @@ impl PublishedQuery {
                     },
                     spec.ty.json_type()
                 );
-                return Err(ToolError::bad_request(m, Some(&hint)));
+                return Err(GateError::bad_request(m, Some(&hint)));
             };
             bound.push((name.clone(), value));
         }
@@ -213,16 +213,17 @@ impl PublishedQuery {
 }
 
 /// The approved SQL names exactly the parameters bound (fail closed: a placeholder without a
-/// value, or a value without a placeholder, refuses before anything runs). `found` is core's
-/// list of the approved SQL's placeholders (`Approved::parameters`: `:name`, `?`, `$1`, ...).
-pub fn same_parameters(found: &[String], params: &Params) -> Result<(), ToolError> {
+/// value, or a value without a placeholder, refuses before anything runs); else why not.
+/// `found` is core's list of the approved SQL's placeholders (`Approved::parameters`: `:name`,
+/// `?`, `$1`, ...).
+pub fn same_parameters(found: &[String], params: &Params) -> Result<(), String> {
     if let Some(p) = found.iter().find(|p| !p.starts_with(':')) {
         let m = if p.starts_with('?') || p.starts_with('$') {
             format!("the query has a positional placeholder `{p}`: name each parameter `:name`")
         } else {
             format!("the query has a placeholder `{p}`: name each parameter `:name`")
         };
-        return Err(ToolError::bad_request(m, None));
+        return Err(m);
     }
     let found: BTreeSet<&str> = found.iter().map(|p| &p[1..]).collect();
     if found == params.names() {
@@ -233,7 +234,7 @@ pub fn same_parameters(found: &[String], params: &Params) -> Result<(), ToolErro
         list(&found),
         list(&params.names())
     );
-    Err(ToolError::bad_request(m, None))
+    Err(m)
 }
 
 fn list(names: &BTreeSet<&str>) -> String {
@@ -294,7 +295,7 @@ impl Engine {
                     .collect(),
             );
             same_parameters(&approved.parameters, &declared)
-                .map_err(|e| format!("published query `{}`{who}: {}", q.name, e.message))?;
+                .map_err(|e| format!("published query `{}`{who}: {}", q.name, e))?;
         }
         Ok(())
     }

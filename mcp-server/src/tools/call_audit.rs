@@ -22,7 +22,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use super::SqlGateServer;
 use crate::audit::{AuditRecord, Decision};
 use crate::codes::{AccessCode, ToolCode};
-use crate::gate::error::ToolError;
+use crate::tools::error::ToolError;
 
 /// The longest tool name a record keeps (MCP names are at most 64 characters; anything longer
 /// is the caller's text, kept as a prefix).

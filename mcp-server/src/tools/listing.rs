@@ -12,6 +12,7 @@ use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 
 use super::caller::caller_of;
+use crate::codes::BuiltinTool;
 
 /// The cache hints for a list answered to `context`'s caller: `(ttl_ms, cache_scope)` for
 /// clients of 2026-07-28 and later, none before.
@@ -33,7 +34,7 @@ pub(crate) fn tools_for(
     context: &RequestContext<RoleServer>,
 ) -> ListToolsResult {
     if caller_of(context).is_some_and(|c| c.missing_write_scope.is_some()) {
-        tools.retain(|t| !t.name.starts_with("run_mutation") && t.name != "approval_status");
+        tools.retain(|t| !BuiltinTool::named(&t.name).is_some_and(BuiltinTool::writes));
     }
     let hints = cache_hints(context);
     ListToolsResult {

@@ -1,41 +1,35 @@
 //! The MCP server: ten tools (`list_schemas`, `list_tables`, `describe_table`, `validate_query`, `run_query`,
 //! `run_mutation` and `run_mutations` in a write mode, `approval_status` with an external
-//! approver, `audit_verify`, `server_info`) and one per published query ([`published_query`])
+//! approver, `audit_verify`, `server_info`) and one per published query ([`read::published_query`])
 //! over an [`Engine`], with output schemas, structured content, a text rendering and the MCP
 //! hints; and [`prompts`]. Every call is audited, each tool's (`server_info` and `audit_verify`
 //! included) with one record; so is a call to a tool this caller is not served, and one whose
 //! arguments rmcp refused ([`call_audit`]).
 //!
-//! One tool per file (its arguments, handler and text rendering); the router below holds only
-//! each tool's name, description, schema and annotations, and the audit of its call.
+//! Grouped by what a reader looks for: [`read`] (the schema tools, `validate_query`,
+//! `run_query`, published queries), [`write`] (`run_mutation`, `run_mutations`), [`approval`]
+//! (elicitation, `input_required`, the external approver and `approval_status`); each group's
+//! router is merged into the server's. One tool per file (its arguments, handler and text
+//! rendering); a router holds only each tool's name, description, schema and annotations, and
+//! the audit of its call. Here: the server (the router of `audit_verify` and `server_info`, the
+//! engine for a caller, the audit of every call), and what every group shares: the caller
+//! ([`caller`]), the error shape ([`error`]), arguments, results and text.
 
 pub mod approval;
-pub mod approval_state;
-pub mod approval_status;
 pub mod args;
 pub mod audit_verify;
 pub mod call_audit;
 pub mod caller;
-pub mod describe_table;
-pub mod external_approval;
+pub mod error;
+pub mod hints;
 pub mod instructions;
-pub mod list_schemas;
-pub mod list_tables;
 mod listing;
-pub mod meaning;
-pub mod mutation_flow;
-pub mod mutation_output;
 pub mod prompts;
-pub mod published_query;
+pub mod read;
 pub mod result;
-pub mod run_mutation;
-pub mod run_mutations;
-pub mod run_query;
-pub mod schema_output;
-mod schema_router;
 pub mod server_info;
 pub mod text;
-pub mod validate_query;
+pub mod write;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -44,8 +38,6 @@ use std::time::Instant;
 use futures::future::join;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::{InputResponses as ToolInputResponses, RequestState};
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResponse, CallToolResult, Implementation, ServerCapabilities, ServerConfig,
 };
@@ -53,17 +45,17 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::audit::{Audit, AuditRecord, Decision};
-use crate::gate::error::ToolError;
-use crate::gate::{Engine, RunQueryOutput, ValidateOutput};
+use crate::codes::{BuiltinTool, ToolKind};
+use crate::gate::error::GateError;
+use crate::gate::Engine;
 use crate::tools::caller::{caller_of, identity_of, Caller};
-use crate::tools::mutation_output::RunMutationOutput;
-use crate::tools::run_mutation::asking;
+use crate::tools::error::ToolError;
 pub use args::SqlArgs;
-pub use describe_table::DescribeTableArgs;
 pub use instructions::instructions;
-pub use list_tables::ListTablesArgs;
-pub use run_mutation::MutationArgs;
+pub use read::describe_table::DescribeTableArgs;
+pub use read::list_tables::ListTablesArgs;
 pub use server_info::{AuditInfo, ChainInfo, ServerInfoOutput};
+pub use write::run_mutation::MutationArgs;
 
 /// The MCP server.
 #[derive(Clone)]
@@ -102,16 +94,20 @@ impl SqlGateServer {
         let mut tool_router = Self::every_tool();
         // The mutation tools exist only in a write mode: a read-only server does not list them;
         // approval_status only with an external approver to follow.
-        if !engine.mode().writes() {
-            tool_router.remove_route("run_mutation");
-            tool_router.remove_route("run_mutations");
-        }
-        if !engine.mode().writes() || engine.approvals().external().is_none() {
-            tool_router.remove_route("approval_status");
+        let external = engine.approvals().external().is_some();
+        for tool in BuiltinTool::ALL {
+            let served = match tool.kind() {
+                ToolKind::Read | ToolKind::Server => true,
+                ToolKind::Write => engine.mode().writes(),
+                ToolKind::Approval => engine.mode().writes() && external,
+            };
+            if !served {
+                tool_router.remove_route(tool.as_str());
+            }
         }
         // audit_verify checks the configured file: without one there is nothing to verify.
         if audit.path().is_none() {
-            tool_router.remove_route("audit_verify");
+            tool_router.remove_route(BuiltinTool::AuditVerify.as_str());
         }
         // --tools: the rest are neither listed nor callable.
         if let Some(enabled) = engine.enabled_tools() {
@@ -134,7 +130,8 @@ impl SqlGateServer {
     fn every_tool() -> ToolRouter<Self> {
         Self::tool_router()
             + Self::schema_router()
-            + Self::mutations_router()
+            + Self::read_router()
+            + Self::write_router()
             + Self::status_router()
     }
 
@@ -162,26 +159,30 @@ impl SqlGateServer {
         let engine = match caller_of(ctx) {
             None => self.engine.clone(),
             Some(caller) => {
-                if let (Some(scope), "run_mutation" | "run_mutations" | "approval_status") =
-                    (&caller.missing_write_scope, tool)
-                {
-                    return Err(refuse(ToolError::insufficient_scope(tool, scope)));
+                let writes = BuiltinTool::named(tool).is_some_and(BuiltinTool::writes);
+                if let (Some(scope), true) = (&caller.missing_write_scope, writes) {
+                    return Err(refuse(ToolError::from(GateError::InsufficientScope {
+                        tool: tool.to_string(),
+                        scope: scope.clone(),
+                    })));
                 }
                 self.engine
                     .for_caller(caller.vars.as_ref(), caller.missing_write_scope.is_none())
-                    .map_err(refuse)?
+                    .map_err(|e| refuse(e.into()))?
             }
         };
         // The principal's quota, counted per caller: every call counts, and a read or a write
         // needs room too.
         let (quota, now, who) = (engine.quota(), Instant::now(), quota_key(ctx));
-        let admitted = quota.admit_call(&who, now).and_then(|()| match tool {
-            "run_query" => quota.admit_rows(&who, now),
-            "run_mutation" | "run_mutations" => quota.admit_mutation(&who, now),
-            t if self.engine.published().query(t).is_some() => quota.admit_rows(&who, now),
-            _ => Ok(()),
-        });
-        admitted.map_err(|e| refuse(ToolError::quota_exceeded(&e)))?;
+        let admitted = quota
+            .admit_call(&who, now)
+            .and_then(|()| match BuiltinTool::named(tool) {
+                Some(BuiltinTool::RunQuery) => quota.admit_rows(&who, now),
+                Some(t) if t.kind() == ToolKind::Write => quota.admit_mutation(&who, now),
+                _ if self.engine.published().query(tool).is_some() => quota.admit_rows(&who, now),
+                _ => Ok(()),
+            });
+        admitted.map_err(|e| refuse(GateError::Quota(e).into()))?;
         Ok(engine)
     }
 
@@ -249,109 +250,6 @@ impl SqlGateServer {
         }
     }
 
-    /// Checks SQL without running it.
-    #[tool(
-        name = "validate_query",
-        description = "Check one SQL query without running it. Returns sqlgate's verdict: allowed, the exact SQL that would run (row cap applied), query_class, tables, functions; or the error code, message and a hint to fix it.",
-        annotations(
-            title = "Validate query",
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        ),
-        output_schema = schema_for_output::<ValidateOutput>()
-    )]
-    pub async fn validate_query(
-        &self,
-        Parameters(args): Parameters<SqlArgs>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "validate_query") {
-            Ok(engine) => validate_query::handle(&engine, &args).await,
-            Err(refused) => *refused,
-        };
-        self.audited(&ctx, rec, start, result).await
-    }
-
-    /// Checks and runs one read-only query.
-    #[tool(
-        name = "run_query",
-        description = "Run one read-only SQL query (SELECT). sqlgate checks it first and executes only its regenerated SQL, read-only, with a row cap and a timeout. Returns columns, rows (objects keyed by column), row_count, truncated, executed_sql. A refusal returns isError with code, message and hint.",
-        annotations(
-            title = "Run query",
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        ),
-        output_schema = schema_for_output::<RunQueryOutput>()
-    )]
-    pub async fn run_query(
-        &self,
-        Parameters(args): Parameters<SqlArgs>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let start = Instant::now();
-        match self.engine_for(&ctx, "run_query") {
-            Ok(engine) => {
-                let (rec, result) = run_query::handle(&engine, &args).await;
-                if let Some(rows) = rec.row_count {
-                    let rows = u64::try_from(rows).unwrap_or(u64::MAX);
-                    engine
-                        .quota()
-                        .record_rows(&quota_key(&ctx), Instant::now(), rows);
-                }
-                self.audited_while(&ctx, rec, start, result).await
-            }
-            Err(refused) => {
-                let (rec, result) = *refused;
-                self.audited(&ctx, rec, start, result).await
-            }
-        }
-    }
-
-    /// Previews, (when the mode asks) gets approved, and commits one mutation.
-    #[tool(
-        name = "run_mutation",
-        description = "Run one INSERT, UPDATE, DELETE or MERGE on a table the policy lets you modify. sqlgate checks it, runs it once in a transaction that is rolled back to count the rows it would change (refused above the policy's bound), asks the user to approve when the server's mode requires it, then runs it again and commits only if it changes the same rows (the same count and, for an UPDATE or DELETE, the same rows by digest). Returns affected_rows, returning (first rows of RETURNING), executed_sql, query_class, decision. A refusal returns isError with code, message and hint.",
-        annotations(
-            title = "Run mutation",
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
-        ),
-        output_schema = mutation_output::output_schema::<RunMutationOutput>()
-    )]
-    pub async fn run_mutation(
-        &self,
-        Parameters(args): Parameters<MutationArgs>,
-        RequestState(state): RequestState,
-        ToolInputResponses(responses): ToolInputResponses,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "run_mutation") {
-            Ok(engine) => {
-                let asking = asking(&ctx, state, responses, &engine);
-                let (rec, result) = run_mutation::handle(&engine, &args, asking).await;
-                if rec.committed_rows.is_some() {
-                    engine
-                        .quota()
-                        .record_mutation(&quota_key(&ctx), Instant::now());
-                }
-                (rec, result)
-            }
-            Err(refused) => {
-                let (rec, result) = *refused;
-                (rec, result.into())
-            }
-        };
-        self.audited(&ctx, rec, start, result).await
-    }
-
     /// Verifies the audit file's hash chain.
     #[tool(
         name = "audit_verify",
@@ -369,14 +267,17 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, outcome) = match self.engine_for(&ctx, "audit_verify") {
+        let (rec, outcome) = match self.engine_for(&ctx, BuiltinTool::AuditVerify.as_str()) {
             Ok(_) => {
                 let outcome = audit_verify::handle(self.audit.path().map(Path::to_path_buf)).await;
                 let decision = match outcome {
                     Ok(_) => Decision::Allow,
                     Err(_) => Decision::Error,
                 };
-                (AuditRecord::new("audit_verify", decision), outcome)
+                (
+                    AuditRecord::new(BuiltinTool::AuditVerify.as_str(), decision),
+                    outcome,
+                )
             }
             Err(refused) => {
                 let (rec, result) = *refused;
@@ -412,9 +313,9 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "server_info") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::ServerInfo.as_str()) {
             Ok(engine) => (
-                AuditRecord::new("server_info", Decision::Allow),
+                AuditRecord::new(BuiltinTool::ServerInfo.as_str(), Decision::Allow),
                 server_info::handle(&engine, &self.audit).await,
             ),
             Err(refused) => *refused,
@@ -472,5 +373,30 @@ impl ServerHandler for SqlGateServer {
                 env!("CARGO_PKG_VERSION"),
             ))
             .with_instructions(self.instructions.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The routers' tools are the declared built-in tools, and each one's annotations say what
+    /// its kind is: the name in a `#[tool]` attribute cannot drift from [`BuiltinTool`].
+    #[test]
+    fn the_routes_are_the_declared_tools_with_their_kinds() {
+        let mut routed: Vec<String> = SqlGateServer::all_tool_names().to_vec();
+        let mut declared: Vec<String> = BuiltinTool::ALL
+            .iter()
+            .map(|t| t.as_str().to_string())
+            .collect();
+        routed.sort_unstable();
+        declared.sort_unstable();
+        assert_eq!(routed, declared);
+        for tool in SqlGateServer::every_tool().list_all() {
+            let kind = BuiltinTool::named(&tool.name).map(BuiltinTool::kind);
+            let read_only = tool.annotations.and_then(|a| a.read_only_hint);
+            let reads = matches!(kind, Some(ToolKind::Read | ToolKind::Server));
+            assert_eq!(read_only, Some(reads), "{}", tool.name);
+        }
     }
 }

@@ -4,7 +4,7 @@
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
-use crate::gate::error::ToolError;
+use crate::tools::error::ToolError;
 use crate::tools::text;
 
 /// A result carrying `value` as structured content and `rendering` as its text.

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::gate::error::ToolError;
+use crate::tools::error::ToolError;
 
 /// The widest cell of a table, in characters; a longer one is cut to
 /// `CELL_WIDTH - 3` and ends with `...`.

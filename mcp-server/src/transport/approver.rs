@@ -1,6 +1,6 @@
 //! The external approver's webhook (`approval = { webhook = "https://..." }`): each approval
 //! request is POSTed as JSON, and the reply's JSON is the approver's decision (the protocol is
-//! read by `tools::external_approval`). HTTPS with the webpki roots, or plain HTTP to a loopback
+//! read by `tools::approval::external`). HTTPS with the webpki roots, or plain HTTP to a loopback
 //! host; no redirects; 5 s per request.
 
 use std::sync::Arc;

@@ -16,10 +16,10 @@ use sqlgate_mcp::backend::postgres::PgBackend;
 use sqlgate_mcp::backend::sqlite::SqliteBackend;
 use sqlgate_mcp::backend::Backend;
 use sqlgate_mcp::codes::{Mode, MutationCode, ToolCode};
+use sqlgate_mcp::gate::approval::{ApprovalAnswer, ApprovalRequest};
 use sqlgate_mcp::gate::approvals::ApprovalLedger;
 use sqlgate_mcp::gate::{Engine, EngineConfig};
-use sqlgate_mcp::tools::approval::{ApprovalAnswer, ApprovalRequest};
-use sqlgate_mcp::tools::mutation_output::MutationStatus;
+use sqlgate_mcp::tools::write::output::MutationStatus;
 
 use crate::common::server_url;
 

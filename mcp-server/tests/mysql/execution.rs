@@ -73,7 +73,7 @@ async fn a_query_over_the_timeout_is_killed_in_the_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn safe_mode_commits_only_an_approved_mutation() {
-    use sqlgate_mcp::tools::approval::{ApprovalAnswer, ApprovalRequest};
+    use sqlgate_mcp::gate::approval::{ApprovalAnswer, ApprovalRequest};
     let Some(url) = chinook_url() else { return };
     let mut direct = admin(&url).await;
     direct

@@ -10,9 +10,10 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 
 use super::{describe_table, list_schemas, list_tables, SqlGateServer};
-use crate::tools::describe_table::DescribeTableArgs;
-use crate::tools::list_tables::ListTablesArgs;
-use crate::tools::schema_output::{ListSchemasOutput, ListTablesOutput, TableDescription};
+use crate::codes::BuiltinTool;
+use crate::tools::read::describe_table::DescribeTableArgs;
+use crate::tools::read::list_tables::ListTablesArgs;
+use crate::tools::read::schema_output::{ListSchemasOutput, ListTablesOutput, TableDescription};
 
 #[tool_router(router = schema_router, vis = "pub(crate)")]
 impl SqlGateServer {
@@ -34,7 +35,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "list_schemas") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::ListSchemas.as_str()) {
             Ok(engine) => list_schemas::handle(&engine).await,
             Err(refused) => *refused,
         };
@@ -60,7 +61,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "list_tables") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::ListTables.as_str()) {
             Ok(engine) => list_tables::handle(&engine, &args).await,
             Err(refused) => *refused,
         };
@@ -86,7 +87,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "describe_table") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::DescribeTable.as_str()) {
             Ok(engine) => describe_table::handle(&engine, &args),
             Err(refused) => *refused,
         };

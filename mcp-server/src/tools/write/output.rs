@@ -12,9 +12,9 @@ use serde_json::{Map, Value};
 use sqlgate::QueryClass;
 
 use crate::audit::Decision;
-use crate::codes::{MutationCode, Stage, ToolCode};
-use crate::gate::error::ToolError;
-use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
+use crate::codes::{MutationCode, ToolCode};
+use crate::gate::approval::ApprovalRequest;
+use crate::tools::error::ToolError;
 use crate::tools::result::failure;
 
 /// Where a mutation stands.
@@ -188,77 +188,6 @@ impl<T> MutationOutcome<T> {
             MutationOutcome::Asking(_) => None,
         }
     }
-}
-
-/// The audit decision of an approval's answer.
-pub fn decision_of(answer: ApprovalAnswer) -> Decision {
-    match answer {
-        ApprovalAnswer::Accepted | ApprovalAnswer::Changed => Decision::NeedsApprovalAccepted,
-        ApprovalAnswer::Declined => Decision::NeedsApprovalDeclined,
-        ApprovalAnswer::Cancelled => Decision::NeedsApprovalCancelled,
-        ApprovalAnswer::Unavailable => Decision::NeedsApprovalUnavailable,
-        ApprovalAnswer::Ask => Decision::NeedsApprovalRequested,
-        ApprovalAnswer::StateForOtherTool
-        | ApprovalAnswer::StateForOtherSql
-        | ApprovalAnswer::StateForOtherCaller
-        | ApprovalAnswer::StateReplayed => Decision::Refuse,
-    }
-}
-
-/// The tool error for an answer that is not an approval.
-pub fn refusal_of(answer: ApprovalAnswer) -> Option<ToolError> {
-    let (code, message, hint) = match answer {
-        ApprovalAnswer::Accepted | ApprovalAnswer::Ask => return None,
-        ApprovalAnswer::StateForOtherTool => (
-            MutationCode::ApprovalStateMismatch,
-            "the requestState approves a call of the other mutation tool (run_mutation and \
-             run_mutations are approved apart); nothing was changed",
-            "call this tool again without requestState to preview and ask the user",
-        ),
-        ApprovalAnswer::StateForOtherSql => (
-            MutationCode::ApprovalStateMismatch,
-            "the requestState approves other SQL than this call's; nothing was changed",
-            "call run_mutation again without requestState to preview this SQL and ask the user",
-        ),
-        ApprovalAnswer::StateForOtherCaller => (
-            MutationCode::ApprovalStateMismatch,
-            "the requestState was issued to another caller or under another mode; nothing was \
-             changed",
-            "call run_mutation again without requestState to preview and ask the user",
-        ),
-        ApprovalAnswer::StateReplayed => (
-            MutationCode::ApprovalStateReplayed,
-            "this approval was used already (each commits at most once); nothing was changed",
-            "call run_mutation again without requestState to preview and ask the user",
-        ),
-        ApprovalAnswer::Changed => (
-            MutationCode::PreviewMismatch,
-            "the preview now differs from the one the user approved (the data changed); nothing \
-             was changed",
-            "call run_mutation again without requestState to preview the current data and ask \
-             again",
-        ),
-        ApprovalAnswer::Declined => (
-            MutationCode::ApprovalDeclined,
-            "the user declined the mutation; nothing was changed",
-            "ask the user what they want changed instead; do not resend the same mutation",
-        ),
-        ApprovalAnswer::Cancelled => (
-            MutationCode::ApprovalCancelled,
-            "the approval was cancelled or not answered in time; nothing was changed",
-            "ask the user whether to try again",
-        ),
-        ApprovalAnswer::Unavailable => (
-            MutationCode::ApprovalUnavailable,
-            "this mutation needs the user's approval, but the MCP client cannot ask: it did not \
-             announce elicitation, or it is on a protocol revision before 2026-07-28 with a \
-             stateless server (no session to ask on); nothing was changed",
-            "tell the operator: use an MCP client that supports elicitation (on MCP 2026-07-28 \
-             for a --stateless server), or run the server with --mode full_access for automation \
-             without approval",
-        ),
-    };
-    Some(ToolError::mutation(code, Stage::Approval, message, hint))
 }
 
 /// A mutation's refusal: the error, with `status` `rejected` (the user declined) or `failed`.

@@ -10,7 +10,7 @@
 use sqlgate::{Cardinality, Guard, Policy, Relationship, TableAnnotation};
 
 use crate::backend::{ColumnDetail, TableDetail};
-use crate::tools::schema_output::{
+use crate::tools::read::schema_output::{
     ColumnDescription, Direction, RelationshipDescription, RelationshipSource, TableDescription,
 };
 

@@ -8,10 +8,11 @@ use serde::{Deserialize, Serialize};
 use sqlgate::Policy;
 
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::BuiltinTool;
 use crate::gate::{Engine, TableSummary};
-use crate::tools::meaning::{merged_description, same, table_annotation};
+use crate::tools::read::meaning::{merged_description, same, table_annotation};
+use crate::tools::read::schema_output::{ListTablesOutput, TableEntry};
 use crate::tools::result::{failure, success};
-use crate::tools::schema_output::{ListTablesOutput, TableEntry};
 
 /// Arguments of `list_tables`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -44,14 +45,14 @@ pub async fn handle(engine: &Engine, args: &ListTablesArgs) -> (AuditRecord, Cal
             };
             let rec = AuditRecord {
                 row_count: Some(out.tables.len()),
-                ..AuditRecord::new("list_tables", Decision::Allow)
+                ..AuditRecord::new(BuiltinTool::ListTables.as_str(), Decision::Allow)
             };
             (rec, success(&out, render(&out)))
         }
         Err(e) => {
             let rec = AuditRecord {
                 code: Some(e.code),
-                ..AuditRecord::new("list_tables", Decision::Error)
+                ..AuditRecord::new(BuiltinTool::ListTables.as_str(), Decision::Error)
             };
             (rec, failure(&e))
         }

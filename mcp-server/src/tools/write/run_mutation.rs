@@ -1,6 +1,6 @@
 //! The `run_mutation` tool: its arguments, how the user is asked (elicitation in a session, or
 //! `input_required` on protocol 2026-07-28), its handler over the engine's mutation flow
-//! ([`super::mutation_flow`], shared with `run_mutations`) and its text rendering.
+//! ([`super::flow`], shared with `run_mutations`) and its text rendering.
 
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
@@ -14,18 +14,20 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::{AuditRecord, Decision};
-use crate::gate::error::ToolError;
+use crate::codes::BuiltinTool;
+use crate::gate::approval::ApprovalRequest;
+use crate::gate::write::MutationTrace;
 use crate::gate::Engine;
-use crate::tools::approval::{self, ApprovalAnswer, ApprovalRequest};
-use crate::tools::approval_state;
+use crate::tools::approval::elicitation;
+use crate::tools::approval::external;
+use crate::tools::approval::input_required;
 use crate::tools::caller::identity_of;
-use crate::tools::external_approval;
-use crate::tools::mutation_flow::MutationTrace;
-use crate::tools::mutation_output::{
-    mutation_failure, MutationOutcome, MutationsOutput, RunMutationOutput,
-};
+use crate::tools::error::ToolError;
 use crate::tools::result::success;
 use crate::tools::text::push_row;
+use crate::tools::write::output::{
+    mutation_failure, MutationOutcome, MutationsOutput, RunMutationOutput,
+};
 
 /// Arguments of `run_mutation`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -45,7 +47,7 @@ pub enum Asking {
         state: Option<String>,
         /// The retry's `inputResponses`.
         responses: Option<InputResponses>,
-        /// The caller the state is bound to ([`approval_state::caller_binding`]).
+        /// The caller the state is bound to ([`input_required::caller_binding`]).
         caller: String,
         /// Whether the client announced elicitation.
         can_elicit: bool,
@@ -66,10 +68,16 @@ pub async fn handle(
     asking: Asking,
 ) -> (AuditRecord, CallToolResponse) {
     let statements = [args.sql.clone()];
-    respond(engine, "run_mutation", &statements, asking, |out| {
-        let one = RunMutationOutput::of_one(out);
-        success(&one, render(&one))
-    })
+    respond(
+        engine,
+        BuiltinTool::RunMutation.as_str(),
+        &statements,
+        asking,
+        |out| {
+            let one = RunMutationOutput::of_one(out);
+            success(&one, render(&one))
+        },
+    )
     .await
 }
 
@@ -99,23 +107,23 @@ async fn run_asked(
     };
     Ok(match asking {
         Asking::Elicit(peer) => {
-            let ask = |request: ApprovalRequest| async move {
-                approval::ask(&peer, &request, timeout).await
+            let ask = elicitation::Elicitation {
+                peer: &peer,
+                timeout,
             };
             asked(
-                engine.run_mutations(tool, statements, ask).await,
+                engine.run_approved(tool, statements, None, ask).await,
                 String::new(),
                 false,
             )
         }
-        Asking::External { caller } => {
-            let ask = |_| std::future::ready(ApprovalAnswer::Ask);
-            asked(
-                engine.run_mutations(tool, statements, ask).await,
-                caller,
-                true,
-            )
-        }
+        Asking::External { caller } => asked(
+            engine
+                .run_approved(tool, statements, None, external::Deferred)
+                .await,
+            caller,
+            true,
+        ),
         Asking::InputRequired {
             state,
             responses,
@@ -124,31 +132,22 @@ async fn run_asked(
         } => {
             let state = match state
                 .as_deref()
-                .map(|s| approval_state::open(engine.approvals(), s))
+                .map(|s| input_required::open(engine.approvals(), s))
             {
                 Some(Err(e)) => return Err(refused_state(tool, statements, e)),
                 Some(Ok(s)) => Some(s),
                 None => None,
             };
-            let until = Instant::now() + timeout;
-            let ledger = engine.approvals();
-            let binding = (caller.as_str(), mode);
-            let ask = |request: ApprovalRequest| {
-                std::future::ready(match (&state, can_elicit) {
-                    (Some(st), _) => approval_state::answer(
-                        ledger,
-                        st,
-                        &request,
-                        binding,
-                        responses.as_ref(),
-                        until,
-                    ),
-                    (None, true) => ApprovalAnswer::Ask,
-                    (None, false) => ApprovalAnswer::Unavailable,
-                })
+            let ask = input_required::Retry {
+                ledger: engine.approvals(),
+                state: state.as_ref(),
+                binding: (caller.as_str(), mode),
+                responses: responses.as_ref(),
+                until: Instant::now() + timeout,
+                can_elicit,
             };
             let claim = state.as_ref().map(|s| s.nonce.as_str());
-            let run = engine.run_mutations_claiming(tool, statements, claim, ask);
+            let run = engine.run_approved(tool, statements, claim, ask);
             asked(run.await, caller, false)
         }
     })
@@ -187,7 +186,7 @@ pub async fn respond(
         }
         Ok(MutationOutcome::Asking(request)) => {
             let timeout = engine.approval_timeout();
-            match approval_state::ask(engine.approvals(), &request, &caller, mode, timeout) {
+            match input_required::ask(engine.approvals(), &request, &caller, mode, timeout) {
                 Ok(ask) => (None, ask.into()),
                 Err(e) => (Some(e.code), mutation_failure(&e).into()),
             }
@@ -215,9 +214,9 @@ async fn submit(
     request: &ApprovalRequest,
     caller: &str,
 ) -> Result<(Decision, CallToolResult), ToolError> {
-    let (id, pending) = external_approval::seal(engine, tool, statements, request, caller)?;
-    let reply = external_approval::ask(engine, &id, &pending).await?;
-    Ok(external_approval::undecided(&id, &pending, &reply))
+    let (id, pending) = external::seal(engine, tool, statements, request, caller)?;
+    let reply = external::ask(engine, &id, &pending).await?;
+    Ok(external::undecided(&id, &pending, &reply))
 }
 
 /// How this call's approval is asked: of the external approver when one is configured; else by
@@ -250,13 +249,13 @@ pub fn asking(
     }
 }
 
-/// The caller an approval is bound to ([`approval_state::caller_binding`]): the principal and
+/// The caller an approval is bound to ([`input_required::caller_binding`]): the principal and
 /// the caller's identity ([`crate::tools::caller::Caller::identity`]: how it authenticated, the
 /// token's or certificate's issuer and subject, its OAuth client, the variables bound), the
 /// same identity its sessions and quota windows belong to.
 pub fn caller_binding_of(ctx: &RequestContext<RoleServer>, engine: &Engine) -> String {
     let identity = identity_of(ctx);
-    approval_state::caller_binding(&[engine.principal(), identity.as_deref()])
+    input_required::caller_binding(&[engine.principal(), identity.as_deref()])
 }
 
 /// A retry whose state does not open: refused before anything runs.

@@ -17,6 +17,7 @@
 // ToolError is the structured content of a refusal; results carry it by value on purpose.
 #![allow(clippy::result_large_err)]
 
+use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{CallToolResult, RequestStateCodec, RequestStateError, SealOptions};
@@ -25,12 +26,12 @@ use serde_json::json;
 
 use crate::audit::Decision;
 use crate::codes::{MutationCode, Stage};
+use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::gate::approvals::ApprovalLedger;
-use crate::gate::error::ToolError;
 use crate::gate::Engine;
-use crate::tools::approval::ApprovalRequest;
-use crate::tools::mutation_output::{MutationStatus, UndecidedOutput};
+use crate::tools::error::ToolError;
 use crate::tools::result::success;
+use crate::tools::write::output::{MutationStatus, UndecidedOutput};
 
 /// One statement as the approver is shown it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +55,7 @@ pub struct PendingApproval {
     pub tool: String,
     /// The statements as the caller sent them (run again at commit).
     pub statements: Vec<String>,
-    /// Who asked ([`super::approval_state::caller_binding`]).
+    /// Who asked ([`super::input_required::caller_binding`]).
     pub caller: String,
     /// The principal, for the approver.
     pub principal: Option<String>,
@@ -108,6 +109,16 @@ fn now_ms() -> u64 {
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
     u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The approval of a call when an external approver is configured: deferred
+/// ([`ApprovalAnswer::Ask`]): the call previews, posts the request and answers `pending`.
+pub struct Deferred;
+
+impl Approver for Deferred {
+    fn approve(self, _request: ApprovalRequest) -> impl Future<Output = ApprovalAnswer> {
+        std::future::ready(ApprovalAnswer::Ask)
+    }
 }
 
 fn codec(ledger: &ApprovalLedger) -> Result<RequestStateCodec, ToolError> {

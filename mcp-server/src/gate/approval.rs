@@ -1,13 +1,14 @@
-//! Asking the user to approve one previewed mutation: an MCP `elicitation/create` in form mode
-//! whose schema is a single boolean `approve`, under the approval timeout.
+//! The approval of a previewed mutation, as the gate sees it: what the user (or an approver) is
+//! asked about ([`ApprovalRequest`], one [`PlannedStatement`] per statement), the answer
+//! ([`ApprovalAnswer`]), and the port a front door implements to ask ([`Approver`]): the MCP
+//! tools by elicitation, `input_required` or an external webhook approver; a test or the demo
+//! by a closure.
 
-use std::time::Duration;
+use std::future::Future;
 
-use rmcp::service::{ElicitationError, Peer, ServiceError};
-use rmcp::RoleServer;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use sqlgate::QueryClass;
+
+use crate::audit::Decision;
 
 /// What the user is asked about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,33 +117,37 @@ pub enum ApprovalAnswer {
     Changed,
 }
 
-/// The form: one boolean.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ApprovalForm {
-    /// True to run the mutation.
-    pub approve: bool,
+/// The port through which the gate asks for an approval: the front door asks its user (or its
+/// approver) about `request` and answers; [`ApprovalAnswer::Ask`] defers (the gate ends the call
+/// after the preview and hands the request back). A closure from the request to a future of the
+/// answer is one.
+pub trait Approver {
+    /// The answer to `request`.
+    fn approve(self, request: ApprovalRequest) -> impl Future<Output = ApprovalAnswer>;
 }
 
-rmcp::elicit_safe!(ApprovalForm);
+impl<F, Fut> Approver for F
+where
+    F: FnOnce(ApprovalRequest) -> Fut,
+    Fut: Future<Output = ApprovalAnswer>,
+{
+    fn approve(self, request: ApprovalRequest) -> impl Future<Output = ApprovalAnswer> {
+        self(request)
+    }
+}
 
-/// Asks the client's user through `peer`, waiting at most `timeout`.
-pub async fn ask(
-    peer: &Peer<RoleServer>,
-    request: &ApprovalRequest,
-    timeout: Duration,
-) -> ApprovalAnswer {
-    let asked = peer
-        .elicit_with_timeout::<ApprovalForm>(request.message(), Some(timeout))
-        .await;
-    match asked {
-        Ok(Some(ApprovalForm { approve: true })) => ApprovalAnswer::Accepted,
-        Ok(Some(ApprovalForm { approve: false })) => ApprovalAnswer::Declined,
-        Err(ElicitationError::UserDeclined) => ApprovalAnswer::Declined,
-        Err(ElicitationError::CapabilityNotSupported) => ApprovalAnswer::Unavailable,
-        // The client refused the request itself (e.g. an older protocol without elicitation).
-        Err(ElicitationError::Service(ServiceError::McpError(_))) => ApprovalAnswer::Unavailable,
-        // Cancelled, timed out, no content, an answer that is not the form: not an approval.
-        Ok(None) | Err(_) => ApprovalAnswer::Cancelled,
+/// The audit decision of an approval's answer.
+pub fn decision_of(answer: ApprovalAnswer) -> Decision {
+    match answer {
+        ApprovalAnswer::Accepted | ApprovalAnswer::Changed => Decision::NeedsApprovalAccepted,
+        ApprovalAnswer::Declined => Decision::NeedsApprovalDeclined,
+        ApprovalAnswer::Cancelled => Decision::NeedsApprovalCancelled,
+        ApprovalAnswer::Unavailable => Decision::NeedsApprovalUnavailable,
+        ApprovalAnswer::Ask => Decision::NeedsApprovalRequested,
+        ApprovalAnswer::StateForOtherTool
+        | ApprovalAnswer::StateForOtherSql
+        | ApprovalAnswer::StateForOtherCaller
+        | ApprovalAnswer::StateReplayed => Decision::Refuse,
     }
 }
 

@@ -1,6 +1,6 @@
 //! The `approval_status` tool (listed in a write mode with an external approver): follows an
 //! `approval_request_id` that `run_mutation` / `run_mutations` answered `pending` with. The
-//! approver is asked again ([`super::external_approval`]): `pending` and `rejected` are answered
+//! approver is asked again ([`super::external`]): `pending` and `rejected` are answered
 //! as such (not errors, nothing changed); once it has approved, the statements are checked,
 //! previewed and bounded again from the start and commit only if the preview is the one the
 //! approver saw, at most once. Its route is merged into the server's router
@@ -19,17 +19,18 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{quota_key, SqlGateServer};
 use crate::audit::chain::sha256_hex;
 use crate::audit::{AuditRecord, Decision};
-use crate::gate::error::ToolError;
+use crate::codes::BuiltinTool;
+use crate::gate::approval::{ApprovalAnswer, ApprovalRequest};
 use crate::gate::Engine;
-use crate::tools::approval::{ApprovalAnswer, ApprovalRequest};
-use crate::tools::external_approval::{self, PendingApproval, Verdict};
-use crate::tools::mutation_output::{mutation_failure, MutationOutcome, RunMutationOutput};
+use crate::tools::approval::external::{self, PendingApproval, Verdict};
+use crate::tools::error::ToolError;
 use crate::tools::result::success;
-use crate::tools::run_mutation::{self, caller_binding_of};
-use crate::tools::run_mutations;
+use crate::tools::write::output::{mutation_failure, MutationOutcome, RunMutationOutput};
+use crate::tools::write::run_mutation::{self, caller_binding_of};
+use crate::tools::write::run_mutations;
+use crate::tools::{quota_key, SqlGateServer};
 
 /// Arguments of `approval_status`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -58,7 +59,7 @@ impl SqlGateServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let start = Instant::now();
-        let (rec, result) = match self.engine_for(&ctx, "approval_status") {
+        let (rec, result) = match self.engine_for(&ctx, BuiltinTool::ApprovalStatus.as_str()) {
             Ok(engine) => {
                 let caller = caller_binding_of(&ctx, &engine);
                 let (rec, result) = handle(&engine, &args.approval_request_id, &caller).await;
@@ -81,7 +82,7 @@ impl SqlGateServer {
 fn record(pending: Option<&PendingApproval>, decision: Decision) -> AuditRecord {
     AuditRecord {
         sql: pending.map(|p| p.statements.join(";\n")),
-        ..AuditRecord::new("approval_status", decision)
+        ..AuditRecord::new(BuiltinTool::ApprovalStatus.as_str(), decision)
     }
 }
 
@@ -95,16 +96,16 @@ fn refused(pending: Option<&PendingApproval>, e: &ToolError) -> (AuditRecord, Ca
 
 /// `approval_status`: the approver asked again; pending, rejected, or committed.
 pub async fn handle(engine: &Engine, id: &str, caller: &str) -> (AuditRecord, CallToolResult) {
-    let pending = match external_approval::open(engine, id, caller) {
+    let pending = match external::open(engine, id, caller) {
         Ok(p) => p,
         Err(e) => return refused(None, &e),
     };
-    let reply = match external_approval::ask(engine, id, &pending).await {
+    let reply = match external::ask(engine, id, &pending).await {
         Ok(r) => r,
         Err(e) => return refused(Some(&pending), &e),
     };
     if reply.decision != Verdict::Approved {
-        let (decision, result) = external_approval::undecided(id, &pending, &reply);
+        let (decision, result) = external::undecided(id, &pending, &reply);
         return (record(Some(&pending), decision), result);
     }
     commit(engine, id, &pending, reply.reference.as_deref()).await
@@ -117,9 +118,9 @@ async fn commit(
     pending: &PendingApproval,
     reference: Option<&str>,
 ) -> (AuditRecord, CallToolResult) {
-    let (tool, batch) = match pending.tool.as_str() {
-        "run_mutations" => ("run_mutations", true),
-        _ => ("run_mutation", false),
+    let (tool, batch) = match BuiltinTool::named(&pending.tool) {
+        Some(BuiltinTool::RunMutations) => (BuiltinTool::RunMutations.as_str(), true),
+        _ => (BuiltinTool::RunMutation.as_str(), false),
     };
     let ledger = engine.approvals();
     let until = Instant::now() + engine.approval_timeout();
@@ -143,7 +144,7 @@ async fn commit(
         .await;
     let (code, mut result) = match outcome {
         Ok(MutationOutcome::Committed(mut out)) => {
-            out.approval_wait_ms = Some(external_approval::waited_ms(pending));
+            out.approval_wait_ms = Some(external::waited_ms(pending));
             let result = if batch {
                 success(&out, run_mutations::render(&out))
             } else {

@@ -11,6 +11,7 @@
 //! caller, or was already used on this instance, is refused with its own code, and nothing
 //! runs.
 
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -21,9 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::audit::chain::sha256_hex;
 use crate::codes::{MutationCode, Stage};
+use crate::gate::approval::{ApprovalAnswer, ApprovalRequest, Approver};
 use crate::gate::approvals::ApprovalLedger;
-use crate::gate::error::ToolError;
-use crate::tools::approval::{ApprovalAnswer, ApprovalForm, ApprovalRequest};
+use crate::tools::approval::elicitation::ApprovalForm;
+use crate::tools::error::ToolError;
 
 /// The key of the approval in `inputRequests` / `inputResponses`.
 pub const INPUT_KEY: &str = "approval";
@@ -166,6 +168,41 @@ pub fn answer(
         },
         Some("decline") => ApprovalAnswer::Declined,
         _ => ApprovalAnswer::Cancelled,
+    }
+}
+
+/// The approval of an `input_required` call: on a retry, the answer its state and input
+/// responses give ([`answer`]); on a first call, [`ApprovalAnswer::Ask`] when the client can
+/// ask its user, else [`ApprovalAnswer::Unavailable`].
+pub struct Retry<'a> {
+    /// The server's approvals (the key, the states used).
+    pub ledger: &'a ApprovalLedger,
+    /// The retry's state, opened.
+    pub state: Option<&'a ApprovalState>,
+    /// The caller and mode the call is made under.
+    pub binding: (&'a str, &'a str),
+    /// The retry's input responses.
+    pub responses: Option<&'a InputResponses>,
+    /// The state's expiry.
+    pub until: Instant,
+    /// Whether the client announced elicitation.
+    pub can_elicit: bool,
+}
+
+impl Approver for Retry<'_> {
+    fn approve(self, request: ApprovalRequest) -> impl Future<Output = ApprovalAnswer> {
+        std::future::ready(match (self.state, self.can_elicit) {
+            (Some(st), _) => answer(
+                self.ledger,
+                st,
+                &request,
+                self.binding,
+                self.responses,
+                self.until,
+            ),
+            (None, true) => ApprovalAnswer::Ask,
+            (None, false) => ApprovalAnswer::Unavailable,
+        })
     }
 }
 

@@ -3,9 +3,10 @@
 use rmcp::model::CallToolResult;
 
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::BuiltinTool;
 use crate::gate::{Engine, ListTablesOutput};
+use crate::tools::read::schema_output::{ListSchemasOutput, SchemaEntry};
 use crate::tools::result::{failure, success};
-use crate::tools::schema_output::{ListSchemasOutput, SchemaEntry};
 
 /// Lists the schemas; returns the audit record and the result.
 pub async fn handle(engine: &Engine) -> (AuditRecord, CallToolResult) {
@@ -14,14 +15,14 @@ pub async fn handle(engine: &Engine) -> (AuditRecord, CallToolResult) {
             let out = schemas(&tables);
             let rec = AuditRecord {
                 row_count: Some(out.schemas.len()),
-                ..AuditRecord::new("list_schemas", Decision::Allow)
+                ..AuditRecord::new(BuiltinTool::ListSchemas.as_str(), Decision::Allow)
             };
             (rec, success(&out, render(&out)))
         }
         Err(e) => {
             let rec = AuditRecord {
                 code: Some(e.code),
-                ..AuditRecord::new("list_schemas", Decision::Error)
+                ..AuditRecord::new(BuiltinTool::ListSchemas.as_str(), Decision::Error)
             };
             (rec, failure(&e))
         }

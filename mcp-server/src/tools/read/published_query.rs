@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use crate::audit::AuditRecord;
 use crate::gate::published::PublishedQuery;
 use crate::gate::{Engine, RunQueryOutput};
-use crate::tools::run_query::answered;
+use crate::tools::read::run_query::answered;
 use crate::tools::{quota_key, SqlGateServer};
 
 /// The tool describing `q`.
@@ -66,14 +66,14 @@ pub async fn handle(
             let cap = q.row_cap(engine.row_cap());
             engine.run_checked(&q.sql, Some(&params), cap).await
         }
-        Err(e) => (Err(e), Default::default()),
+        Err(e) => (Err(e.into()), Default::default()),
     };
     answered(q.name.as_str(), q.sql.clone(), outcome, trace)
 }
 
 impl SqlGateServer {
     /// Adds a tool for each published query `engine`'s principal sees.
-    pub(super) fn publish_queries(router: &mut ToolRouter<SqlGateServer>, engine: &Engine) {
+    pub(crate) fn publish_queries(router: &mut ToolRouter<SqlGateServer>, engine: &Engine) {
         for q in &engine.published().queries {
             if !q.visible_to(engine.principal()) {
                 continue;

@@ -43,7 +43,7 @@ pub fn for_run_mutation(class: QueryClass, hint: Option<&str>) -> Option<String>
 
 /// Advice for the operator, for the server's log (never for the agent, which cannot change the
 /// policy): a refused function may be allowed with `functions.allow` if it has no side effects.
-/// The tools log it ([`crate::tools::run_query::answered`]); the demo shows it in its scene.
+/// The tools log it ([`crate::tools::read::run_query::answered`]); the demo shows it in its scene.
 pub fn operator_note(code: ToolCode, message: &str) -> Option<String> {
     (code == ToolCode::Guard(ErrorCode::FunctionNotAllowed)).then(|| {
         format!(

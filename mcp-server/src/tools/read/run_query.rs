@@ -3,9 +3,10 @@
 use rmcp::model::CallToolResult;
 
 use crate::audit::{AuditRecord, Decision};
-use crate::gate::error::ToolError;
+use crate::codes::BuiltinTool;
 use crate::gate::{Engine, RunQueryOutput, RunTrace};
 use crate::tools::args::SqlArgs;
+use crate::tools::error::ToolError;
 use crate::tools::result::{failure, success_json};
 use crate::tools::text::push_row;
 
@@ -16,7 +17,12 @@ pub async fn handle(
     args: &SqlArgs,
 ) -> (AuditRecord, impl FnOnce() -> CallToolResult) {
     let (outcome, trace) = engine.run_query(&args.sql).await;
-    answered("run_query", args.sql.clone(), outcome, trace)
+    answered(
+        BuiltinTool::RunQuery.as_str(),
+        args.sql.clone(),
+        outcome,
+        trace,
+    )
 }
 
 /// A read's outcome as its audit record (`tool`, the `sql` asked, the decision, code, row count
@@ -29,7 +35,7 @@ pub fn answered(
     trace: RunTrace,
 ) -> (AuditRecord, impl FnOnce() -> CallToolResult) {
     if let Err(e) = &outcome {
-        if let Some(note) = crate::gate::hints::operator_note(e.code, &e.message) {
+        if let Some(note) = crate::tools::hints::operator_note(e.code, &e.message) {
             tracing::warn!(code = %e.code, "{note}");
         }
     }

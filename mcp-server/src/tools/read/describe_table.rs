@@ -6,10 +6,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::BuiltinTool;
 use crate::gate::Engine;
-use crate::tools::meaning::describe;
+use crate::tools::read::meaning::describe;
+use crate::tools::read::schema_output::{ColumnDescription, Direction, TableDescription};
 use crate::tools::result::{failure, success};
-use crate::tools::schema_output::{ColumnDescription, Direction, TableDescription};
 
 /// Arguments of `describe_table`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -30,7 +31,7 @@ pub fn handle(engine: &Engine, args: &DescribeTableArgs) -> (AuditRecord, CallTo
     let rec = AuditRecord {
         code,
         table: Some(args.table.clone()),
-        ..AuditRecord::new("describe_table", decision)
+        ..AuditRecord::new(BuiltinTool::DescribeTable.as_str(), decision)
     };
     (rec, result)
 }

@@ -5,13 +5,21 @@ use rmcp::model::CallToolResult;
 use sqlgate::Verdict;
 
 use crate::audit::{AuditRecord, Decision};
+use crate::codes::BuiltinTool;
 use crate::gate::{Engine, EstimateOutput};
 use crate::tools::args::SqlArgs;
+use crate::tools::hints;
 use crate::tools::result::success;
 
 /// Checks `args.sql`; returns the audit record and the result.
 pub async fn handle(engine: &Engine, args: &SqlArgs) -> (AuditRecord, CallToolResult) {
-    let out = engine.validate_with_estimate(&args.sql).await;
+    let mut out = engine.validate_with_estimate(&args.sql).await;
+    let class = out.verdict.query_class;
+    if let Some(e) = out.verdict.error.as_mut() {
+        // A refusal's hint names the tool that helps.
+        let hint = hints::with_tool(e.code, e.hint.as_deref());
+        e.hint = hints::for_run_query(class, engine.mode().writes(), hint.as_deref());
+    }
     let v = &out.verdict;
     let decision = if v.allowed {
         Decision::Allow
@@ -22,7 +30,7 @@ pub async fn handle(engine: &Engine, args: &SqlArgs) -> (AuditRecord, CallToolRe
         code: v.error.as_ref().map(|e| e.code.into()),
         query_class: Some(v.query_class),
         sql: Some(args.sql.clone()),
-        ..AuditRecord::new("validate_query", decision)
+        ..AuditRecord::new(BuiltinTool::ValidateQuery.as_str(), decision)
     };
     let mut rendering = render_verdict(v);
     if let Some(e) = &out.estimate {
