@@ -20,7 +20,7 @@ use sqlgate::QueryClass;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::codes::{AuthMethod, BuiltinTool, ToolCode};
+use crate::codes::{AuthMethod, BuiltinTool, ToolCode, ToolKind};
 use chain::Header;
 pub use writer::SyncPolicy;
 use writer::{Msg, Writer};
@@ -373,11 +373,14 @@ impl Audit {
             .map_err(std::io::Error::other)
     }
 
-    /// Whether a failed write of a record of `tool` must fail the call.
+    /// Whether a failed write of a record of `tool` must fail the call: every call under
+    /// `strict`; under `strict_mutations`, every tool that can commit a mutation (`run_mutation`,
+    /// `run_mutations`, and `approval_status`, which commits an approved one), as their kind says.
     pub fn must_fail(&self, tool: &str) -> bool {
         match self.failure {
             AuditFailure::Strict => true,
-            AuditFailure::StrictMutations => tool == BuiltinTool::RunMutation.as_str(),
+            AuditFailure::StrictMutations => BuiltinTool::named(tool)
+                .is_some_and(|t| matches!(t.kind(), ToolKind::Write | ToolKind::Approval)),
         }
     }
 }

@@ -59,6 +59,11 @@ async fn unwritable_audit_fails_calls_or_only_mutations() {
     let r = try_call(&client, "run_mutation", json!({ "sql": UPDATE_7 })).await;
     let e = r.expect_err("strict_mutations: a mutation fails without its record");
     assert!(e.to_string().contains("audit log write failed"), "{e}");
+    // A batch is a mutation too (it continued, unaudited, until the tools' kinds were declared).
+    let batch = json!({ "statements": [UPDATE_7] });
+    let r = try_call(&client, "run_mutations", batch).await;
+    let e = r.expect_err("strict_mutations: a batch fails without its record");
+    assert!(e.to_string().contains("audit log write failed"), "{e}");
     let _ = client.cancel().await;
 }
 
