@@ -89,6 +89,10 @@ pub enum Violation {
 }
 
 impl fmt::Display for Violation {
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one exhaustive match: a message per rule"
+    )]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Violation::Cycle { files, group } => {
