@@ -42,6 +42,9 @@ for target in ["check_bytes", "fixed_point", "differential_pg", "grammar", "size
         r = random.Random(41)
         for i in range(64):
             (corpus / f"random-{i:03d}").write_bytes(bytes(r.randrange(256) for _ in range(128)))
+        # And the inputs that once failed it (fuzz/seeds/sizes_sqlite), so each run tries them.
+        for f in (root / "seeds" / target).glob("*"):
+            shutil.copy(f, corpus / f.name)
         continue
     if target == "grammar":
         # Its seeds are text cases for core/tests/fuzz_regressions.rs. Start from 128 fixed

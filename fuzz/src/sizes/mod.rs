@@ -5,6 +5,9 @@
 //! so that a part over the bound is measured rather than stopped, and a part that hits it is a
 //! finding too.
 
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
 use arbitrary::Arbitrary;
 use rusqlite::limits::Limit;
 use rusqlite::Connection;
@@ -12,6 +15,24 @@ use sqlgate::{Dialect, Guard, Policy};
 
 /// SQLite's length limit in the oracle's connection (above the policy's 1 MiB bound).
 const SQLITE_MAX_LENGTH: i32 = 64 << 20;
+/// The time one case's measures may take together. The oracle is about bytes: a part that
+/// builds more than the bound does so in microseconds. Nested compositions can make SQLite
+/// recompute a data-sized value exponentially often (`CASE WHEN length(x) > 3 THEN x ...`
+/// nested ten deep over 800 KB: 4 s), which is CPU the server's statement timeout bounds, not
+/// the size model; past this budget SQLite is interrupted and the measure is dropped, so that
+/// libFuzzer's per-input timeout (2 s in CI) reports only a hang of the guard.
+const MEASURE_BUDGET: Duration = Duration::from_millis(500);
+
+thread_local! {
+    /// When the measures of the case being run on this thread must stop (SQLite calls its
+    /// progress handler on the thread that runs the statement).
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// SQLite's progress handler: interrupt past this thread's deadline.
+fn past_deadline() -> bool {
+    DEADLINE.with(|d| d.get().is_some_and(|at| Instant::now() > at))
+}
 
 /// A literal size: small, medium or large (up to 4 000 000, past the bound).
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -159,9 +180,11 @@ pub fn guard() -> &'static Guard {
 
 /// A connection with the table `t(s)` (data up to 64 characters) and the length limit set.
 pub fn connection() -> Connection {
-    let conn = Connection::open_in_memory().expect("in-memory SQLite");
+    let mut conn = Connection::open_in_memory().expect("in-memory SQLite");
     conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, SQLITE_MAX_LENGTH)
         .expect("length limit");
+    conn.progress_handler(100, Some(past_deadline))
+        .expect("progress handler");
     conn.execute_batch(
         "CREATE TABLE t(s TEXT);
          INSERT INTO t VALUES ('a'), ('Ada Lovelace'), (NULL), (printf('%.64c', 'y'));",
@@ -188,18 +211,33 @@ pub fn run(conn: &Connection, case: &SizeQuery) -> Outcome {
         return Outcome::default();
     };
     let bound = Policy::for_dialect(Dialect::Sqlite).max_generated_bytes;
-    let mut outcome = Outcome {
+    let outcome = Outcome {
         approved: true,
         ..Outcome::default()
     };
-    for measure in &measures {
+    DEADLINE.with(|d| d.set(Some(Instant::now() + MEASURE_BUDGET)));
+    let outcome = measure_parts(conn, &sql, &measures, &verdict.sql, bound, outcome);
+    DEADLINE.with(|d| d.set(None));
+    outcome
+}
+
+/// Measures each part of an approved case (an interrupted one is dropped: see
+/// [`MEASURE_BUDGET`]).
+fn measure_parts(
+    conn: &Connection,
+    sql: &str,
+    measures: &[String],
+    approved: &str,
+    bound: u64,
+    mut outcome: Outcome,
+) -> Outcome {
+    for measure in measures {
         match conn.query_row(measure, [], |row| row.get::<_, Option<i64>>(0)) {
             Ok(Some(bytes)) => {
                 outcome.largest = outcome.largest.max(bytes);
                 if u64::try_from(bytes).unwrap_or(0) > bound {
                     outcome.finding = Some(format!(
-                        "approved, but a part builds {bytes} bytes (bound {bound}):\n  sql: {sql}\n  part: {measure}\n  approved: {}",
-                        verdict.sql
+                        "approved, but a part builds {bytes} bytes (bound {bound}):\n  sql: {sql}\n  part: {measure}\n  approved: {approved}"
                     ));
                     return outcome;
                 }
